@@ -1,0 +1,100 @@
+"""YAML/JSON readers: exact key positions, clear errors at the right line, bounded input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from trainlint.errors import SourceError
+from trainlint.sources.structured import MAX_DEPTH, load_json, load_yaml
+
+
+def test_yaml_keys_and_items_have_their_positions() -> None:
+    tree = load_yaml("a: 1\nb:\n  c: [1, 2]\n  d:\n    - e: x\n")[0]
+    assert tree.data == {"a": 1, "b": {"c": [1, 2], "d": [{"e": "x"}]}}
+    assert tree.spans[("a",)] == (1, 1)
+    assert tree.spans[("b", "c")] == (3, 3)
+    assert tree.spans[("b", "c", 1)] == (3, 10)
+    assert tree.spans[("b", "d", 0, "e")] == (5, 7)
+
+
+def test_yaml_is_loaded_safely() -> None:
+    with pytest.raises(SourceError) as error:
+        load_yaml("a: !!python/object/apply:os.system ['echo pwned']\n")
+    assert error.value.line == 1
+
+
+def test_yaml_multi_document_and_merge_keys() -> None:
+    trees = load_yaml("base: &b {x: 1}\nchild:\n  <<: *b\n  y: 2\n---\nz: 3\n")
+    assert trees[0].data["child"] == {"x": 1, "y": 2}
+    assert trees[1].data == {"z": 3}
+
+
+def test_yaml_error_reports_its_line() -> None:
+    with pytest.raises(SourceError) as error:
+        load_yaml("ok: 1\nlist: [1, 2\nnext: 3\n")
+    assert error.value.line == 3
+    assert "invalid YAML" in error.value.message
+
+
+def test_yaml_alias_bomb_is_bounded() -> None:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 9)]
+    with pytest.raises(SourceError, match="too many nodes"):
+        load_yaml("\n".join(lines) + "\n")
+
+
+def test_deep_nesting_is_bounded() -> None:
+    with pytest.raises(SourceError, match="nesting"):
+        load_yaml("x: " + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5) + "\n")
+    with pytest.raises(SourceError, match="nesting"):
+        load_json("[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5))
+
+
+def test_json_positions_count_characters_not_bytes() -> None:
+    tree = load_json('{"é": 1,\n  "b": {"c": [10, {"d": 2}]}}')
+    assert tree.spans[("é",)] == (1, 2)
+    assert tree.spans[("b", "c", 1, "d")] == (2, 20)
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [('{\n  "a": 1,\n  "b": ', 3), ('{"a": GB_SIZE}', 1), ('{\n "a": 1\n "b": 2\n}', 3)],
+)
+def test_json_error_reports_its_line(text: str, line: int) -> None:
+    with pytest.raises(SourceError) as error:
+        load_json(text)
+    assert error.value.line == line
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(json_values, st.integers(min_value=0, max_value=4))
+@settings(max_examples=150, deadline=None)
+def test_json_round_trips_with_a_position_for_every_key(value: object, indent: int) -> None:
+    text = json.dumps(value, indent=indent or None, ensure_ascii=False)
+    tree = load_json(text)
+    assert tree.data == value
+    lines = text.split("\n")
+    for path, _ in tree.items():
+        line, column = tree.span(path)
+        assert 1 <= line <= len(lines)
+        assert 1 <= column <= len(lines[line - 1]) + 1
+
+
+@given(st.text(max_size=300))
+@settings(max_examples=300, deadline=None)
+def test_arbitrary_text_never_raises_anything_but_source_error(text: str) -> None:
+    for load in (load_yaml, load_json):
+        try:
+            load(text)
+        except SourceError as error:
+            assert error.line >= 1 and error.column >= 1

@@ -1,0 +1,85 @@
+"""Find candidate files under the given paths, honouring ``.gitignore`` and default excludes.
+
+Candidates are picked by suffix, and extension-less files by a shell shebang; which format a
+file is (if any) is decided later by content (sources.read_document).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pathspec
+
+CANDIDATE_SUFFIXES = frozenset({".yaml", ".yml", ".json", ".sh", ".bash", ".slurm", ".sbatch"})
+
+# Directories nobody keeps training configs in (ruff's and pre-commit's usual suspects).
+EXCLUDED_DIRS = frozenset({
+    ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "node_modules", "__pycache__",
+    ".mypy_cache", ".ruff_cache", ".pytest_cache", "build", "dist", "site-packages", ".trainlint",
+    ".idea", ".vscode", ".github",
+})  # fmt: skip
+
+# Well-known files of other tools that share our suffixes.
+EXCLUDED_NAMES = frozenset({
+    "package.json", "package-lock.json", "tsconfig.json", "composer.json", ".pre-commit-config.yaml",
+    ".pre-commit-hooks.yaml", "pnpm-lock.yaml", "mkdocs.yml", "docker-compose.yml",
+    "docker-compose.yaml", ".readthedocs.yaml", "environment.yml", "environment.yaml",
+})  # fmt: skip
+
+
+def discover(paths: Iterable[Path]) -> list[Path]:
+    """Candidate files, sorted and unique. Files named explicitly are always candidates."""
+    found: set[Path] = set()
+    for path in paths:
+        if path.is_file():
+            found.add(path)
+        elif path.is_dir():
+            found.update(_walk(path))
+    return sorted(found)
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    ignore = _gitignore(root)
+    for directory, subdirs, files in os.walk(root):
+        base = Path(directory)
+        subdirs[:] = sorted(
+            d for d in subdirs if d not in EXCLUDED_DIRS and not _ignored(ignore, root, base / d, True)
+        )
+        for name in sorted(files):
+            path = base / name
+            if _is_candidate(path) and not _ignored(ignore, root, path, False):
+                yield path
+
+
+def _gitignore(root: Path) -> pathspec.PathSpec | None:
+    """The root's .gitignore (nested ones are rare in training repos and not read yet)."""
+    file = root / ".gitignore"
+    if not file.is_file():
+        return None
+    return pathspec.PathSpec.from_lines("gitwildmatch", file.read_text(errors="replace").splitlines())
+
+
+def _ignored(spec: pathspec.PathSpec | None, root: Path, path: Path, is_dir: bool) -> bool:
+    if spec is None:
+        return False
+    relative = path.relative_to(root).as_posix() + ("/" if is_dir else "")
+    return spec.match_file(relative)
+
+
+def _is_candidate(path: Path) -> bool:
+    if path.name in EXCLUDED_NAMES:
+        return False
+    if path.suffix.lower() in CANDIDATE_SUFFIXES:
+        return True
+    return not path.suffix and _has_shell_shebang(path)
+
+
+def _has_shell_shebang(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline(128)
+    except OSError:
+        return False
+    return first.startswith(b"#!") and any(sh in first for sh in (b"sh", b"bash", b"zsh"))

@@ -1,0 +1,88 @@
+"""Rule results → located findings; selection by id, prefix or slug (DESIGN §6).
+
+A rule returns a JSON pointer; provenance turns it into file:line:column. When the pointer
+itself was never set by a file (``/tags`` on a job with no tags), the nearest located
+ancestor is used, then the job's entry file at line 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from trainlint.job import Job, Location
+
+Severity = Literal["error", "warning", "info"]
+SEVERITY_RANK: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
+
+
+class Waste(BaseModel):
+    """What the finding costs per run, when the estimates allow saying it."""
+
+    model_config = ConfigDict(extra="forbid")
+    gpu_hours: float | None = None
+    usd: float | None = None
+
+
+class Finding(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    rule: str = Field(description="Stable rule id, e.g. TL201")
+    name: str = Field(description="Rule slug, e.g. checkpoint-too-frequent")
+    severity: Severity
+    message: str
+    file: str
+    line: int = Field(ge=1)
+    column: int = Field(ge=1)
+    job: str
+    waste: Waste | None = None
+
+
+def locate(job: Job, pointer: str) -> Location:
+    """The location that set ``pointer`` or its nearest located ancestor or descendant."""
+    probe = pointer
+    while probe:
+        if probe in job.provenance:
+            return job.provenance[probe]
+        probe = probe.rsplit("/", 1)[0]
+    below = sorted(p for p in job.provenance if p.startswith(pointer + "/"))
+    if below:
+        return job.provenance[below[0]]
+    return Location(file=job.id, line=1, column=1)
+
+
+def make_finding(job: Job, rule: str, name: str, severity: Severity, raw: dict[str, Any]) -> Finding:
+    location = locate(job, str(raw.get("pointer", "")))
+    waste = raw.get("waste")
+    return Finding(
+        rule=rule, name=name, severity=severity, message=str(raw.get("message", name)),
+        file=location.file, line=location.line, column=location.column, job=job.id,
+        waste=Waste.model_validate(waste) if isinstance(waste, dict) else None,
+    )  # fmt: skip
+
+
+def selected(rule: str, name: str, select: Iterable[str], ignore: Iterable[str]) -> bool:
+    """ruff semantics: the longest matching selector wins; ``select`` defaults to everything."""
+    best_select = _longest_match(rule, name, select or ["TL"])
+    best_ignore = _longest_match(rule, name, ignore)
+    return best_select > best_ignore
+
+
+def _longest_match(rule: str, name: str, selectors: Iterable[str]) -> int:
+    """Length of the most specific selector matching the rule (a slug counts as exact); -1 if none."""
+    best = -1
+    for selector in selectors:
+        if selector == name:
+            best = max(best, len(rule))
+        elif rule.startswith(selector.upper()):
+            best = max(best, len(selector))
+    return best
+
+
+def sort_key(finding: Finding) -> tuple[str, int, int, str]:
+    return finding.file, finding.line, finding.column, finding.rule
+
+
+def at_or_above(findings: Iterable[Finding], fail_on: Severity) -> bool:
+    return any(SEVERITY_RANK[f.severity] >= SEVERITY_RANK[fail_on] for f in findings)

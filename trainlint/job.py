@@ -1,0 +1,245 @@
+"""The normalized job model (DESIGN §3): one training run, whatever files described it.
+
+Units are SI (bytes, seconds, counts) and money is USD. Every field but ``id`` and ``sources``
+is optional: unknown stays ``None`` so a rule that needs it stays silent instead of guessing.
+``provenance`` maps a JSON pointer into this model to the file, line and column that set it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Source = Literal["declared", "catalog", "estimated", "measured", "default"]
+
+
+class Model(BaseModel):
+    """Base for every job-model class: unknown keys are errors, so facts cannot go astray."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Location(Model):
+    """Where a fact was set: 1-based line and column of the key or flag."""
+
+    file: str
+    line: int = Field(ge=1)
+    column: int = Field(ge=1)
+
+
+class SourceFile(Model):
+    path: str
+    format: str
+    role: Literal["entrypoint", "config", "deepspeed", "unknown"] = "config"
+
+
+class Launcher(Model):
+    kind: str | None = None  # torchrun, deepspeed, accelerate, python, srun, mpirun
+    entrypoint: str | None = None
+    command: str | None = None
+
+
+class Gpu(Model):
+    model: str | None = None
+    memory_bytes: int | None = None
+    source: Source | None = None
+
+
+class Resources(Model):
+    gpu: Gpu = Field(default_factory=Gpu)
+    gpus_per_node: int | None = None
+    nodes: int | None = None
+    world_size: int | None = None
+    spot: bool | None = None
+    time_limit_s: float | None = None
+
+
+class Peft(Model):
+    method: str | None = None
+    rank: int | None = None
+
+
+class ModelSpec(Model):
+    name: str | None = None
+    params: int | None = None
+    trainable_params: int | None = None
+    layers: int | None = None
+    hidden: int | None = None
+    heads: int | None = None
+    kv_heads: int | None = None
+    ffn_hidden: int | None = None
+    vocab: int | None = None
+    seq_len: int | None = None
+    peft: Peft = Field(default_factory=Peft)
+    quantization_bits: int | None = None
+    source: Source | None = None
+
+
+class Optimizer(Model):
+    name: str | None = None
+    family: str | None = None
+    eight_bit: bool | None = None
+    experimental: bool | None = None
+
+
+class Parallelism(Model):
+    strategy: str | None = None  # ddp, deepspeed, fsdp
+    zero_stage: int | None = None
+    offload_optimizer: bool | None = None
+    offload_params: bool | None = None
+    tensor: int | None = None
+    pipeline: int | None = None
+
+
+class Training(Model):
+    micro_batch_size: int | None = None
+    grad_accum_steps: int | None = None
+    global_batch_size: int | None = None
+    max_steps: int | None = None
+    epochs: float | None = None
+    dataset_samples: int | None = None
+    dataset_tokens: int | None = None
+    total_steps: int | None = None
+    precision: str | None = None  # fp32, fp16, bf16, fp8
+    optimizer: Optimizer = Field(default_factory=Optimizer)
+    activation_checkpointing: bool | None = None
+    compile: bool | None = None
+    parallelism: Parallelism = Field(default_factory=Parallelism)
+    seed: int | None = None
+
+
+class Checkpoint(Model):
+    strategy: str | None = None  # steps, epoch, no
+    every_steps: float | None = None  # < 1 means a fraction of total steps (HF semantics)
+    every_seconds: float | None = None
+    every_epochs: float | None = None
+    keep_last: int | None = None
+    save_optimizer: bool | None = None
+    async_: bool | None = Field(default=None, alias="async")
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class Eval(Model):
+    strategy: str | None = None
+    every_steps: float | None = None
+
+
+class Profiler(Model):
+    enabled: bool | None = None
+    scheduled: bool | None = None
+
+
+class Logging(Model):
+    every_steps: float | None = None
+    level: str | None = None
+    reporters: list[str] = Field(default_factory=list)
+    profiler: Profiler = Field(default_factory=Profiler)
+    anomaly_detection: bool | None = None
+
+
+class Data(Model):
+    num_workers: int | None = None
+    pin_memory: bool | None = None
+    prefetch_factor: int | None = None
+    persistent_workers: bool | None = None
+
+
+class Feature(Model):
+    name: str
+    kind: str
+    experimental: bool = False
+    fallback: str | None = None
+
+
+class ParseError(Model):
+    """A file that could not be read or parsed; reported as TL901 at its line."""
+
+    file: str
+    line: int = Field(ge=1)
+    column: int = Field(ge=1)
+    message: str
+
+
+class Memory(Model):
+    """Estimated memory per GPU, in bytes."""
+
+    weights_bytes: float | None = None
+    gradients_bytes: float | None = None
+    optimizer_bytes: float | None = None
+    activations_bytes: float | None = None
+    overhead_bytes: float | None = None
+    total_bytes: float | None = None
+    gpu_bytes: float | None = None
+    utilization: float | None = None
+
+
+class Run(Model):
+    steps: int | None = None
+    hours: float | None = None
+    gpu_hours: float | None = None
+    usd: float | None = None
+
+
+class CheckpointCost(Model):
+    size_bytes: float | None = None
+    save_s: float | None = None
+    every_steps: int | None = None
+    saves: int | None = None
+    overhead_fraction: float | None = None
+    overhead_gpu_hours: float | None = None
+    overhead_usd: float | None = None
+    kept: int | None = None
+    storage_bytes: float | None = None
+    suggested_every_steps: int | None = None
+
+
+class Alternative(Model):
+    """A GPU model and count from the catalog that fits the job, with its cost per run."""
+
+    gpu: str
+    gpus: int
+    memory_utilization: float
+    usd: float | None = None
+    gpu_hours: float | None = None
+
+
+class Estimates(Model):
+    params: int | None = None
+    trainable_params: int | None = None
+    memory: Memory = Field(default_factory=Memory)
+    step_time_s: float | None = None
+    tokens_per_step: int | None = None
+    flops_per_token: float | None = None
+    price_per_gpu_hour: float | None = None
+    run: Run = Field(default_factory=Run)
+    checkpoint: CheckpointCost = Field(default_factory=CheckpointCost)
+    alternatives: list[Alternative] = Field(default_factory=list)
+    sources: dict[str, Source] = Field(default_factory=dict)
+    unknown: list[str] = Field(default_factory=list)
+
+
+class Job(Model):
+    id: str
+    name: str | None = None
+    sources: list[SourceFile]
+    launcher: Launcher = Field(default_factory=Launcher)
+    resources: Resources = Field(default_factory=Resources)
+    model: ModelSpec = Field(default_factory=ModelSpec)
+    training: Training = Field(default_factory=Training)
+    checkpoint: Checkpoint = Field(default_factory=Checkpoint)
+    eval: Eval = Field(default_factory=Eval)
+    logging: Logging = Field(default_factory=Logging)
+    data: Data = Field(default_factory=Data)
+    env: dict[str, str] = Field(default_factory=dict)
+    tags: dict[str, str] = Field(default_factory=dict)
+    features: list[Feature] = Field(default_factory=list)
+    parse_errors: list[ParseError] = Field(default_factory=list)
+    provenance: dict[str, Location] = Field(default_factory=dict)
+    estimates: Estimates = Field(default_factory=Estimates)
+    measurements: dict[str, Any] = Field(default_factory=dict)
+
+    def as_input(self) -> dict[str, Any]:
+        """The job as Rego sees it: plain JSON, field aliases applied."""
+        return self.model_dump(mode="json", by_alias=True)

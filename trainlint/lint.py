@@ -1,0 +1,73 @@
+"""The check pipeline as a library call: paths → jobs → estimates → Rego → findings.
+
+The CLI is a thin shell around ``check``; nothing here imports click or rich.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from trainlint import engine as engines
+from trainlint.assemble import Workspace, assemble
+from trainlint.discover import discover
+from pydantic import BaseModel
+
+from trainlint.errors import ConfigError, PolicyError
+from trainlint.estimate import estimate
+from trainlint.findings import Finding, make_finding, selected, sort_key
+from trainlint.job import Job
+from trainlint.packs import Pack, load_builtin_pack
+
+
+class RunError(BaseModel):
+    """A problem that stopped one job from being checked; the other jobs still are."""
+
+    job: str
+    message: str
+
+
+@dataclass
+class Report:
+    findings: list[Finding] = field(default_factory=list)
+    jobs: list[Job] = field(default_factory=list)
+    errors: list[RunError] = field(default_factory=list)
+
+
+def load_jobs(paths: Sequence[Path]) -> list[Job]:
+    """Discover, parse and assemble the jobs under ``paths``, with their estimates filled."""
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise ConfigError(f"path does not exist: {', '.join(missing)}")
+    jobs = assemble(discover(paths), Workspace())
+    for job in jobs:
+        job.estimates = estimate(job)
+    return jobs
+
+
+def check(
+    paths: Sequence[Path],
+    engine_name: str = engines.DEFAULT_ENGINE,
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    pack: Pack | None = None,
+) -> Report:
+    """Every finding of the pack's rules on every job under ``paths``, sorted by location."""
+    pack = pack or load_builtin_pack()
+    engine = engines.create_engine(engine_name, pack)  # compiled once for the whole run
+    report = Report(jobs=load_jobs(paths))
+    rules = {rule.package.rsplit(".", 1)[-1]: rule for rule in pack.rules}
+    for job in report.jobs:
+        try:
+            results = engine.evaluate(job.as_input())
+        except PolicyError as exc:
+            report.errors.append(RunError(job=job.id, message=str(exc)))
+            continue
+        for package, raws in results.items():
+            rule = rules.get(package)
+            if rule is None or not selected(rule.id, rule.slug, select, ignore):
+                continue
+            report.findings.extend(make_finding(job, rule.id, rule.slug, rule.severity, raw) for raw in raws)
+    report.findings.sort(key=sort_key)
+    return report

@@ -1,0 +1,51 @@
+"""ruff-like text: one line per finding, ``path:line:col: TL201 [warning] message (cost)``."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from trainlint.findings import Finding, Waste
+from trainlint.lint import Report
+
+
+def render(report: Report) -> str:
+    lines = [format_finding(f) for f in report.findings]
+    lines.extend(f"error: {e.job}: {e.message}" for e in report.errors)
+    lines.append(summary(report))
+    return "\n".join(lines) + "\n"
+
+
+def format_finding(finding: Finding) -> str:
+    cost = format_waste(finding.waste)
+    where = f"{finding.file}:{finding.line}:{finding.column}"
+    return f"{where}: {finding.rule} [{finding.severity}] {finding.message}{cost}"
+
+
+def format_waste(waste: Waste | None) -> str:
+    if waste is None or (waste.gpu_hours is None and waste.usd is None):
+        return ""
+    parts = []
+    if waste.gpu_hours is not None:
+        parts.append(f"~{_amount(waste.gpu_hours)} GPU-h")
+    if waste.usd is not None:
+        parts.append(f"~${_amount(waste.usd)}")
+    return f" ({', '.join(parts)} per run)"
+
+
+def _amount(value: float) -> str:
+    return f"{value:,.1f}" if abs(value) < 10 else f"{value:,.0f}"
+
+
+def summary(report: Report) -> str:
+    jobs = _plural(len(report.jobs), "job")
+    if not report.findings:
+        return f"No findings in {jobs}."
+    counts = Counter(f.severity for f in report.findings)
+    by_severity = ", ".join(f"{counts[s]} {s}" for s in ("error", "warning", "info") if counts[s])
+    usd = sum(f.waste.usd for f in report.findings if f.waste and f.waste.usd)
+    cost = f"; ~${_amount(usd)} per run flagged" if usd else ""
+    return f"Found {_plural(len(report.findings), 'finding')} ({by_severity}) in {jobs}{cost}."
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"

@@ -1,0 +1,51 @@
+"""Source registry: every module in this folder with ``recognise`` and ``parse`` is a format.
+
+Adding a format is adding one module here (plus its tests); nothing else lists them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import cache
+from typing import cast
+
+from trainlint.errors import SourceError
+from trainlint.job import ParseError
+from trainlint.sources.base import Document, Input, Source
+
+_HELPERS = {"base", "structured", "table", "normalize", "shell"}
+
+
+@cache
+def all_sources() -> tuple[Source, ...]:
+    """The format modules of this package, in name order (deterministic tie-breaking)."""
+    found = []
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name in _HELPERS or info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        if hasattr(module, "recognise") and hasattr(module, "parse"):
+            found.append(cast(Source, module))
+    return tuple(found)
+
+
+def read_document(file: Input) -> Document | None:
+    """The best-recognised format's reading of ``file``; None when no format claims it.
+
+    A file that cannot be parsed yields a Document holding its ParseError, never an exception.
+    """
+    try:
+        scored = [(source.recognise(file), index) for index, source in enumerate(all_sources())]
+        confidence, best = max(scored, default=(0.0, -1))
+        if confidence <= 0:
+            return None
+        return all_sources()[best].parse(file)
+    except SourceError as exc:
+        return broken(file.path, exc.message, exc.line, exc.column)
+
+
+def broken(path: str, message: str, line: int = 1, column: int = 1) -> Document:
+    """A Document for a file that could not be read or parsed (reported as TL901)."""
+    error = ParseError(file=path, line=line, column=column, message=message)
+    return Document(path, "unknown", 0.0, "unknown", errors=[error])

@@ -1,0 +1,100 @@
+"""What every source module produces: a Document of located facts and references.
+
+A source turns one file into facts ``(pointer, value, location)`` where ``pointer`` is a JSON
+pointer into the job model. Sources never judge; they only say what a file sets and where.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Literal, Protocol
+
+from trainlint.job import Location, ParseError
+from trainlint.sources.structured import Tree, load_json, load_yaml
+
+Role = Literal["entrypoint", "config", "deepspeed", "unknown"]
+
+# Precedence when two documents of one job set the same pointer (higher wins): a command-line
+# flag beats the config it overrides, which beats a DeepSpeed JSON (whose "auto" values defer to
+# the trainer anyway).
+PRECEDENCE: dict[Role, int] = {"entrypoint": 3, "config": 2, "deepspeed": 1, "unknown": 0}
+
+
+def pointer(*parts: str | int) -> str:
+    """A JSON pointer (RFC 6901) from raw parts: ``pointer("tags", "a/b")`` → ``/tags/a~1b``."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+@dataclass(frozen=True)
+class Fact:
+    pointer: str
+    value: Any
+    location: Location
+
+
+@dataclass(frozen=True)
+class Reference:
+    """Another file this one points at, e.g. ``--deepspeed ds.json`` (path as written)."""
+
+    path: str
+    location: Location
+    role: Role = "config"
+
+
+@dataclass
+class Document:
+    path: str
+    format: str
+    confidence: float
+    role: Role = "config"
+    facts: list[Fact] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+    errors: list[ParseError] = field(default_factory=list)
+
+
+@dataclass
+class Input:
+    """One file as the sources see it; the structured parse is done once and shared."""
+
+    path: str
+    text: str
+
+    @property
+    def suffix(self) -> str:
+        name = self.path.rsplit("/", 1)[-1]
+        return name.rsplit(".", 1)[-1].lower() if "." in name else ""
+
+    @property
+    def is_structured(self) -> bool:
+        return self.suffix in STRUCTURED_SUFFIXES
+
+    @cached_property
+    def trees(self) -> list[Tree]:
+        """The YAML/JSON documents of the file; raises SourceError when invalid."""
+        if self.suffix == "json":
+            return [load_json(self.text)]
+        return load_yaml(self.text)
+
+    @property
+    def mapping(self) -> dict[str, Any]:
+        """The first document when it is a mapping (what most config formats are), else {}."""
+        data = self.trees[0].data if self.trees else None
+        return data if isinstance(data, dict) else {}
+
+
+STRUCTURED_SUFFIXES = frozenset({"yaml", "yml", "json"})
+
+
+class Source(Protocol):
+    """One input format: ``recognise`` scores a file 0..1; ``parse`` extracts its facts.
+
+    Both may raise SourceError (e.g. through ``Input.trees``); the caller reports it as TL901.
+    """
+
+    name: str
+    role: Role
+
+    def recognise(self, file: Input) -> float: ...
+
+    def parse(self, file: Input) -> Document: ...

@@ -1,0 +1,86 @@
+"""DeepSpeed JSON: batch sizes, ZeRO stage and offload, precision, logging and profilers.
+
+``"auto"`` values convert to unknown, so the trainer config of the same job fills them
+(HF Trainer resolves them the same way at run time).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trainlint.sources import normalize as n
+from trainlint.sources.base import Document, Input, Role
+from trainlint.sources.structured import Path
+from trainlint.sources.table import Rule, facts_from_table
+
+name = "deepspeed"
+role: Role = "deepspeed"
+
+
+def _positive_int(value: Any) -> int | None:
+    number = n.to_int(value)
+    return number if number is not None and number > 0 else None
+
+
+def _offloaded(value: Any) -> bool | None:
+    device = n.to_str(value)
+    return None if device is None else device.lower() in {"cpu", "nvme"}
+
+
+def _if_true(result: Any) -> Any:
+    return lambda value: result if n.to_bool(value) is True else None
+
+
+def _always(result: Any) -> Any:
+    return lambda value: result
+
+
+def _stage(value: Any) -> int | None:
+    stage = n.to_int(value)
+    return stage if stage is not None and 0 <= stage <= 3 else None
+
+
+TABLE: dict[Path, list[Rule]] = {
+    (): [Rule("/training/parallelism/strategy", _always("deepspeed"))],
+    ("train_micro_batch_size_per_gpu",): [Rule("/training/micro_batch_size", _positive_int)],
+    ("gradient_accumulation_steps",): [Rule("/training/grad_accum_steps", _positive_int)],
+    ("train_batch_size",): [Rule("/training/global_batch_size", _positive_int)],
+    ("zero_optimization", "stage"): [Rule("/training/parallelism/zero_stage", _stage)],
+    ("zero_optimization", "offload_optimizer", "device"): [
+        Rule("/training/parallelism/offload_optimizer", _offloaded)
+    ],
+    ("zero_optimization", "offload_param", "device"): [
+        Rule("/training/parallelism/offload_params", _offloaded)
+    ],
+    ("fp16", "enabled"): [Rule("/training/precision", _if_true("fp16"))],
+    ("bf16", "enabled"): [Rule("/training/precision", _if_true("bf16"))],
+    ("optimizer", "type"): [Rule("/training/optimizer/name", n.to_str)],
+    ("steps_per_print",): [Rule("/logging/every_steps", _positive_int)],
+    ("flops_profiler", "enabled"): [
+        Rule("/logging/profiler/enabled", n.to_bool),
+        Rule("/logging/profiler/scheduled", _if_true(True)),  # profiles one step only
+    ],
+    ("wall_clock_breakdown",): [
+        Rule("/logging/profiler/enabled", _if_true(True)),
+        Rule("/logging/profiler/scheduled", _if_true(False)),  # times every step
+    ],
+}
+
+_DISTINCTIVE = {"zero_optimization", "train_micro_batch_size_per_gpu", "zero_allow_untested_optimizer"}
+_LIKELY = {"train_batch_size", "steps_per_print", "wall_clock_breakdown", "flops_profiler",
+           "gradient_clipping", "fp16", "bf16", "optimizer", "scheduler"}  # fmt: skip
+
+
+def recognise(file: Input) -> float:
+    if file.suffix != "json":
+        return 0.0
+    keys = set(file.mapping)
+    if keys & _DISTINCTIVE:
+        return 0.95
+    return 0.6 if len(keys & _LIKELY) >= 2 else 0.0
+
+
+def parse(file: Input) -> Document:
+    doc = Document(file.path, name, recognise(file), role)
+    doc.facts = facts_from_table(file.trees[0], TABLE, file.path)
+    return doc

@@ -1,0 +1,136 @@
+"""Hugging Face ``TrainingArguments`` as YAML or JSON (also TRL and alignment-handbook recipes).
+
+The same table serves command-line flags (``--save_steps 10``) through ``cli_facts``, so a key
+means one thing whether it is written in a file or on a launch line.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trainlint.job import Location
+from trainlint.sources import normalize as n
+from trainlint.sources.base import Document, Fact, Input, Reference, Role
+from trainlint.sources.table import Rule, facts_for, facts_from_table
+
+name = "hf-trainer"
+role: Role = "config"
+
+
+def _positive_int(value: Any) -> int | None:
+    number = n.to_int(value)
+    return number if number is not None and number > 0 else None
+
+
+def _positive_float(value: Any) -> float | None:
+    number = n.to_float(value)
+    return number if number is not None and number > 0 else None
+
+
+def _if_true(result: str | int) -> Any:
+    return lambda value: result if n.to_bool(value) else None
+
+
+def _strategy(value: Any) -> str | None:
+    text = n.to_str(value)
+    return text.strip().lower() if text else None
+
+
+def _peft(value: Any) -> str | None:
+    return "lora" if n.to_bool(value) else None
+
+
+def _not(value: Any) -> bool | None:
+    flag = n.to_bool(value)
+    return None if flag is None else not flag
+
+
+def _strategy_if_set(kind: str) -> Any:
+    return lambda value: kind if value not in (None, False, "", [], {}) else None
+
+
+KEYS: dict[str, list[Rule]] = {
+    "per_device_train_batch_size": [Rule("/training/micro_batch_size", _positive_int)],
+    "gradient_accumulation_steps": [Rule("/training/grad_accum_steps", _positive_int)],
+    "max_steps": [Rule("/training/max_steps", _positive_int)],
+    "num_train_epochs": [Rule("/training/epochs", _positive_float)],
+    "bf16": [Rule("/training/precision", _if_true("bf16"))],
+    "fp16": [Rule("/training/precision", _if_true("fp16"))],
+    "optim": [Rule("/training/optimizer/name", n.to_str)],
+    "gradient_checkpointing": [Rule("/training/activation_checkpointing", n.to_bool)],
+    "torch_compile": [Rule("/training/compile", n.to_bool)],
+    "seed": [Rule("/training/seed", n.to_int)],
+    "deepspeed": [Rule("/training/parallelism/strategy", _strategy_if_set("deepspeed"))],
+    "fsdp": [Rule("/training/parallelism/strategy", _strategy_if_set("fsdp"))],
+    "save_strategy": [Rule("/checkpoint/strategy", _strategy)],
+    "save_steps": [Rule("/checkpoint/every_steps", _positive_float)],
+    "save_total_limit": [Rule("/checkpoint/keep_last", _positive_int)],
+    "save_only_model": [Rule("/checkpoint/save_optimizer", _not)],
+    "eval_strategy": [Rule("/eval/strategy", _strategy)],
+    "evaluation_strategy": [Rule("/eval/strategy", _strategy)],
+    "eval_steps": [Rule("/eval/every_steps", _positive_float)],
+    "logging_steps": [Rule("/logging/every_steps", _positive_float)],
+    "log_level": [Rule("/logging/level", _strategy)],
+    "report_to": [Rule("/logging/reporters", n.string_list)],
+    "dataloader_num_workers": [Rule("/data/num_workers", n.to_int)],
+    "dataloader_pin_memory": [Rule("/data/pin_memory", n.to_bool)],
+    "dataloader_prefetch_factor": [Rule("/data/prefetch_factor", n.to_int)],
+    "dataloader_persistent_workers": [Rule("/data/persistent_workers", n.to_bool)],
+    "model_name_or_path": [Rule("/model/name", n.to_str)],
+    "max_seq_length": [Rule("/model/seq_len", _positive_int)],
+    "max_length": [Rule("/model/seq_len", _positive_int)],
+    "model_max_length": [Rule("/model/seq_len", _positive_int)],
+    "use_peft": [Rule("/model/peft/method", _peft)],
+    "lora_r": [Rule("/model/peft/rank", _positive_int)],
+    "load_in_4bit": [Rule("/model/quantization_bits", _if_true(4))],
+    "load_in_8bit": [Rule("/model/quantization_bits", _if_true(8))],
+    "run_name": [Rule("/name", n.to_str)],
+}
+
+# Keys whose string value names another file of the same job.
+REFERENCE_KEYS: dict[str, Role] = {"deepspeed": "deepspeed"}
+
+# Keys specific enough that one of them marks a file as TrainingArguments.
+_DISTINCTIVE = {
+    "per_device_train_batch_size", "gradient_accumulation_steps", "save_steps", "logging_steps",
+    "save_strategy", "num_train_epochs", "eval_strategy", "evaluation_strategy", "output_dir",
+    "learning_rate", "lr_scheduler_type", "save_total_limit", "warmup_ratio", "optim",
+}  # fmt: skip
+
+
+def recognise(file: Input) -> float:
+    if not file.is_structured:
+        return 0.0
+    hits = len(_DISTINCTIVE.intersection(file.mapping))
+    return 0.0 if hits == 0 else min(1.0, 0.5 + 0.1 * hits)
+
+
+def parse(file: Input) -> Document:
+    tree = file.trees[0]
+    table = {(key,): rules for key, rules in KEYS.items()}
+    doc = Document(file.path, name, recognise(file), role)
+    doc.facts = facts_from_table(tree, table, file.path)
+    for key, ref_role in REFERENCE_KEYS.items():
+        value = file.mapping.get(key)
+        if isinstance(value, str) and value.strip():
+            line, column = tree.span((key,))
+            location = Location(file=file.path, line=line, column=column)
+            doc.references.append(Reference(value.strip(), location, ref_role))
+    return doc
+
+
+def cli_key(flag: str) -> str:
+    """``--save-steps`` and ``--save_steps`` name the same argument (HfArgumentParser)."""
+    return flag.lstrip("-").replace("-", "_")
+
+
+def cli_facts(flag: str, value: Any, location: Location) -> list[Fact]:
+    """Facts for one command-line flag after the training script, e.g. ``--save_steps 10``."""
+    return facts_for(KEYS.get(cli_key(flag), []), value, location)
+
+
+def cli_reference(flag: str, value: Any, location: Location) -> Reference | None:
+    role_ = REFERENCE_KEYS.get(cli_key(flag))
+    if role_ is None or not isinstance(value, str) or not value.strip():
+        return None
+    return Reference(value.strip(), location, role_)
