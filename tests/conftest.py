@@ -16,3 +16,25 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Run the test from an empty temporary directory (paths in reports are cwd-relative)."""
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden", action="store_true", help="Rewrite golden files from current output."
+    )
+
+
+@pytest.fixture
+def golden(request: pytest.FixtureRequest) -> object:
+    """``golden("name.txt", text)`` compares with tests/golden/name.txt (or rewrites it)."""
+    update = request.config.getoption("--update-golden")
+
+    def compare(name: str, actual: str) -> None:
+        path = REPO / "tests" / "golden" / name
+        if update:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(actual)
+        assert path.exists(), f"missing golden file {path}; run pytest --update-golden"
+        assert actual == path.read_text()
+
+    return compare

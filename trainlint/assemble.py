@@ -24,7 +24,11 @@ from trainlint.sources.structured import MAX_BYTES
 def display(path: Path) -> str:
     """Paths as users see them: relative to the current directory when inside it."""
     resolved, cwd = path.resolve(), Path.cwd().resolve()
-    return resolved.relative_to(cwd).as_posix() if resolved.is_relative_to(cwd) else resolved.as_posix()
+    return (
+        resolved.relative_to(cwd).as_posix()
+        if resolved.is_relative_to(cwd)
+        else resolved.as_posix()
+    )
 
 
 @dataclass
@@ -125,7 +129,9 @@ def build_job(documents: list[Document]) -> Job:
     }
     provenance: dict[str, Location] = {}
     for index, error in enumerate(errors):
-        provenance[f"/parse_errors/{index}"] = Location(file=error.file, line=error.line, column=error.column)
+        provenance[f"/parse_errors/{index}"] = Location(
+            file=error.file, line=error.line, column=error.column
+        )
     for fact in winners.values():
         _set(tree, fact.pointer, fact.value)
         provenance[fact.pointer] = fact.location
@@ -141,7 +147,9 @@ def _validate(tree: dict[str, Any], facts: dict[str, Fact]) -> Job:
         return Job.model_validate(tree)
     except ValidationError as exc:
         for error in exc.errors():
-            pointer = "/" + "/".join(str(part).replace("~", "~0").replace("/", "~1") for part in error["loc"])
+            pointer = "/" + "/".join(
+                str(part).replace("~", "~0").replace("/", "~1") for part in error["loc"]
+            )
             for candidate in list(facts):
                 if pointer.startswith(candidate):
                     _unset(tree, candidate)
@@ -159,7 +167,9 @@ def derive(job: Job) -> None:
         res.gpus_per_node = max(1, res.world_size // res.nodes)
         _copy(prov, "/resources/world_size", "/resources/gpus_per_node")
     if train.global_batch_size is None and train.micro_batch_size and res.world_size:
-        train.global_batch_size = train.micro_batch_size * (train.grad_accum_steps or 1) * res.world_size
+        train.global_batch_size = (
+            train.micro_batch_size * (train.grad_accum_steps or 1) * res.world_size
+        )
         _copy(prov, "/training/micro_batch_size", "/training/global_batch_size")
     if train.total_steps is None and train.max_steps:
         train.total_steps = train.max_steps

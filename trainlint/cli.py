@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import click
 import yaml
@@ -26,7 +26,7 @@ from rich.theme import Theme
 from trainlint import __version__
 from trainlint import engine as engines
 from trainlint.errors import TrainlintError
-from trainlint.findings import at_or_above
+from trainlint.findings import Severity, at_or_above
 from trainlint.lint import check as run_check
 from trainlint.lint import load_jobs
 from trainlint.packs import load_builtin_pack
@@ -78,11 +78,12 @@ def handle_errors(command: F) -> F:
 def write_crash_report() -> Path:
     """Versions and the traceback (never file contents), for a bug report."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    handle = tempfile.NamedTemporaryFile(
+    with tempfile.NamedTemporaryFile(
         "w", prefix=f"trainlint-crash-{stamp}-", suffix=".log", delete=False
-    )
-    with handle:
-        handle.write(f"trainlint {__version__}\npython {sys.version}\nplatform {platform.platform()}\n")
+    ) as handle:
+        handle.write(
+            f"trainlint {__version__}\npython {sys.version}\nplatform {platform.platform()}\n"
+        )
         handle.write(f"argv {sys.argv}\n\n{traceback.format_exc()}")
     return Path(handle.name)
 
@@ -95,17 +96,47 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here.")
-@click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default="warning", show_default=True,
-              help="Exit 1 when a finding has at least this severity.")
-@click.option("--select", multiple=True, help="Rules to run: id, prefix (TL2) or slug; repeatable or comma-separated.")
-@click.option("--ignore", multiple=True, help="Rules to skip: id, prefix or slug; repeatable or comma-separated.")
-@click.option("--engine", "engine_name", type=click.Choice(sorted(engines.ENGINES)), default=engines.DEFAULT_ENGINE,
-              show_default=True, help="Rego engine backend.")
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option(
+    "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here."
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["error", "warning", "info"]),
+    default="warning",
+    show_default=True,
+    help="Exit 1 when a finding has at least this severity.",
+)
+@click.option(
+    "--select",
+    multiple=True,
+    help="Rules to run: id, prefix (TL2) or slug; repeatable or comma-separated.",
+)
+@click.option(
+    "--ignore",
+    multiple=True,
+    help="Rules to skip: id, prefix or slug; repeatable or comma-separated.",
+)
+@click.option(
+    "--engine",
+    "engine_name",
+    type=click.Choice(sorted(engines.ENGINES)),
+    default=engines.DEFAULT_ENGINE,
+    show_default=True,
+    help="Rego engine backend.",
+)
 @handle_errors
-def check(paths: tuple[Path, ...], fmt: str, output: Path | None, fail_on: str, select: tuple[str, ...],
-          ignore: tuple[str, ...], engine_name: str) -> None:
+def check(
+    paths: tuple[Path, ...],
+    fmt: str,
+    output: Path | None,
+    fail_on: str,
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    engine_name: str,
+) -> None:
     """Check the training jobs under PATHS (default: the current directory)."""
     report = run_check(list(paths) or [Path(".")], engine_name, _split(select), _split(ignore))
     text = renderers()[fmt](report)
@@ -117,12 +148,14 @@ def check(paths: tuple[Path, ...], fmt: str, output: Path | None, fail_on: str, 
         click.echo(text, nl=False)
     if report.errors:
         sys.exit(EXIT_ERROR)
-    sys.exit(EXIT_FINDINGS if at_or_above(report.findings, fail_on) else EXIT_CLEAN)  # type: ignore[arg-type]
+    sys.exit(EXIT_FINDINGS if at_or_above(report.findings, cast(Severity, fail_on)) else EXIT_CLEAN)
 
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["json", "yaml"]), default="json", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["json", "yaml"]), default="json", show_default=True
+)
 @handle_errors
 def show(paths: tuple[Path, ...], fmt: str) -> None:
     """Show the jobs trainlint sees: every fact with its provenance, and the estimates."""
@@ -139,7 +172,9 @@ def show(paths: tuple[Path, ...], fmt: str) -> None:
 def rules() -> None:
     """List the rules of the builtin pack."""
     for rule in sorted(load_builtin_pack().rules, key=lambda r: r.id):
-        click.echo(f"{rule.id}  {rule.slug:<26} {rule.severity:<8} {rule.description.splitlines()[0]}")
+        click.echo(
+            f"{rule.id}  {rule.slug:<26} {rule.severity:<8} {rule.description.splitlines()[0]}"
+        )
 
 
 def _split(values: tuple[str, ...]) -> list[str]:

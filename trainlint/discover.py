@@ -23,8 +23,8 @@ EXCLUDED_DIRS = frozenset({
 
 # Well-known files of other tools that share our suffixes.
 EXCLUDED_NAMES = frozenset({
-    "package.json", "package-lock.json", "tsconfig.json", "composer.json", ".pre-commit-config.yaml",
-    ".pre-commit-hooks.yaml", "pnpm-lock.yaml", "mkdocs.yml", "docker-compose.yml",
+    "package.json", "package-lock.json", "tsconfig.json", "composer.json", "pnpm-lock.yaml",
+    ".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "mkdocs.yml", "docker-compose.yml",
     "docker-compose.yaml", ".readthedocs.yaml", "environment.yml", "environment.yaml",
 })  # fmt: skip
 
@@ -45,7 +45,9 @@ def _walk(root: Path) -> Iterator[Path]:
     for directory, subdirs, files in os.walk(root):
         base = Path(directory)
         subdirs[:] = sorted(
-            d for d in subdirs if d not in EXCLUDED_DIRS and not _ignored(ignore, root, base / d, True)
+            d
+            for d in subdirs
+            if d not in EXCLUDED_DIRS and not _ignored(ignore, root, base / d, True)
         )
         for name in sorted(files):
             path = base / name
@@ -53,15 +55,15 @@ def _walk(root: Path) -> Iterator[Path]:
                 yield path
 
 
-def _gitignore(root: Path) -> pathspec.PathSpec | None:
+def _gitignore(root: Path) -> pathspec.GitIgnoreSpec | None:
     """The root's .gitignore (nested ones are rare in training repos and not read yet)."""
     file = root / ".gitignore"
     if not file.is_file():
         return None
-    return pathspec.PathSpec.from_lines("gitwildmatch", file.read_text(errors="replace").splitlines())
+    return pathspec.GitIgnoreSpec.from_lines(file.read_text(errors="replace").splitlines())
 
 
-def _ignored(spec: pathspec.PathSpec | None, root: Path, path: Path, is_dir: bool) -> bool:
+def _ignored(spec: pathspec.GitIgnoreSpec | None, root: Path, path: Path, is_dir: bool) -> bool:
     if spec is None:
         return False
     relative = path.relative_to(root).as_posix() + ("/" if is_dir else "")

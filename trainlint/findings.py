@@ -46,13 +46,15 @@ def locate(job: Job, pointer: str) -> Location:
         if probe in job.provenance:
             return job.provenance[probe]
         probe = probe.rsplit("/", 1)[0]
-    below = sorted(p for p in job.provenance if p.startswith(pointer + "/"))
+    below = sorted(p for p in job.provenance if pointer and p.startswith(pointer + "/"))
     if below:
         return job.provenance[below[0]]
     return Location(file=job.id, line=1, column=1)
 
 
-def make_finding(job: Job, rule: str, name: str, severity: Severity, raw: dict[str, Any]) -> Finding:
+def make_finding(
+    job: Job, rule: str, name: str, severity: Severity, raw: dict[str, Any]
+) -> Finding:
     location = locate(job, str(raw.get("pointer", "")))
     waste = raw.get("waste")
     return Finding(
@@ -70,7 +72,7 @@ def selected(rule: str, name: str, select: Iterable[str], ignore: Iterable[str])
 
 
 def _longest_match(rule: str, name: str, selectors: Iterable[str]) -> int:
-    """Length of the most specific selector matching the rule (a slug counts as exact); -1 if none."""
+    """Length of the most specific selector matching (a slug counts as exact); -1 if none."""
     best = -1
     for selector in selectors:
         if selector == name:

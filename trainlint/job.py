@@ -200,12 +200,17 @@ class Alternative(Model):
 
     gpu: str
     gpus: int
+    memory_bytes: int | None = None
     memory_utilization: float
     usd: float | None = None
     gpu_hours: float | None = None
+    step_time_s: float | None = None
+    price_per_gpu_hour: float | None = None
 
 
 class Estimates(Model):
+    gpu: str | None = None  # the catalog name of the job's GPU
+    gpus: int | None = None  # GPUs the job runs on (world size)
     params: int | None = None
     trainable_params: int | None = None
     memory: Memory = Field(default_factory=Memory)
@@ -218,6 +223,8 @@ class Estimates(Model):
     alternatives: list[Alternative] = Field(default_factory=list)
     sources: dict[str, Source] = Field(default_factory=dict)
     unknown: list[str] = Field(default_factory=list)
+    # Inputs the job does not state that were guessed, with the value used (e.g. precision).
+    assumed: dict[str, str | int | float | bool] = Field(default_factory=dict)
 
 
 class Job(Model):

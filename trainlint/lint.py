@@ -9,11 +9,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from trainlint import engine as engines
 from trainlint.assemble import Workspace, assemble
 from trainlint.discover import discover
-from pydantic import BaseModel
-
 from trainlint.errors import ConfigError, PolicyError
 from trainlint.estimate import estimate
 from trainlint.findings import Finding, make_finding, selected, sort_key
@@ -68,6 +68,8 @@ def check(
             rule = rules.get(package)
             if rule is None or not selected(rule.id, rule.slug, select, ignore):
                 continue
-            report.findings.extend(make_finding(job, rule.id, rule.slug, rule.severity, raw) for raw in raws)
+            report.findings.extend(
+                make_finding(job, rule.id, rule.slug, rule.severity, raw) for raw in raws
+            )
     report.findings.sort(key=sort_key)
     return report

@@ -12,9 +12,15 @@ import pytest
 from tests.conftest import CORPUS
 from trainlint.assemble import read_file
 
-CORPUS_FILES = sorted(p for p in CORPUS.rglob("*") if p.suffix in {".yaml", ".yml", ".json"}) if CORPUS.is_dir() else []
+CORPUS_FILES = (
+    sorted(p for p in CORPUS.rglob("*") if p.suffix in {".yaml", ".yml", ".json"})
+    if CORPUS.is_dir()
+    else []
+)
 # Known invalid on purpose (PATTERNS.md "parse traps"): sed placeholders instead of numbers.
-KNOWN_INVALID = {"training__data_efficiency__gpt_finetuning__finetune__ds_config_gpt2-medium_2clmetrics_TEMPLATE.json"}
+KNOWN_INVALID = {
+    "training__data_efficiency__gpt_finetuning__finetune__ds_config_gpt2-medium_2clmetrics_TEMPLATE.json"
+}
 
 
 @pytest.mark.skipif(not CORPUS_FILES, reason="../shared/corpus is not present")
@@ -30,8 +36,12 @@ def test_no_reader_raises_on_the_corpus() -> None:
 
 @pytest.mark.skipif(not CORPUS_FILES, reason="../shared/corpus is not present")
 def test_deepspeed_corpus_files_are_recognised() -> None:
-    deepspeed = [p for p in CORPUS_FILES if Path(p).parent.name == "deepspeed" and "ds_config" in p.name]
+    deepspeed = [
+        p for p in CORPUS_FILES if Path(p).parent.name == "deepspeed" and "ds_config" in p.name
+    ]
     assert deepspeed
     formats = {p.name: (read_file(p) or None) for p in deepspeed}
-    recognised = [name for name, doc in formats.items() if doc is not None and doc.format == "deepspeed"]
+    recognised = [
+        name for name, doc in formats.items() if doc is not None and doc.format == "deepspeed"
+    ]
     assert set(formats) - set(recognised) <= KNOWN_INVALID

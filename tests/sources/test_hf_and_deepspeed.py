@@ -60,7 +60,9 @@ def test_hf_yaml_facts_and_reference() -> None:
         "/logging/reporters": (["wandb", "tensorboard"], 12, 1),
         "/training/parallelism/strategy": ("deepspeed", 13, 1),
     }
-    assert [(r.path, r.role, r.location.line) for r in doc.references] == [("configs/ds.json", "deepspeed", 13)]
+    assert [(r.path, r.role, r.location.line) for r in doc.references] == [
+        ("configs/ds.json", "deepspeed", 13)
+    ]
 
 
 def test_hf_json_has_json_positions() -> None:
@@ -87,7 +89,9 @@ def test_cli_flags_use_the_same_table() -> None:
     assert [(f.pointer, f.value) for f in cli_facts("--save-steps", "10", here)] == [
         ("/checkpoint/every_steps", 10.0)
     ]
-    assert [(f.pointer, f.value) for f in cli_facts("--bf16", True, here)] == [("/training/precision", "bf16")]
+    assert [(f.pointer, f.value) for f in cli_facts("--bf16", True, here)] == [
+        ("/training/precision", "bf16")
+    ]
     assert cli_facts("--learning_rate", "1e-4", here) == []
 
 

@@ -25,7 +25,7 @@ def format_waste(waste: Waste | None) -> str:
     if waste is None or (waste.gpu_hours is None and waste.usd is None):
         return ""
     parts = []
-    if waste.gpu_hours is not None:
+    if waste.gpu_hours is not None and round(waste.gpu_hours, 1) > 0:
         parts.append(f"~{_amount(waste.gpu_hours)} GPU-h")
     if waste.usd is not None:
         parts.append(f"~${_amount(waste.usd)}")

@@ -66,7 +66,11 @@ TABLE: dict[Path, list[Rule]] = {
     ],
 }
 
-_DISTINCTIVE = {"zero_optimization", "train_micro_batch_size_per_gpu", "zero_allow_untested_optimizer"}
+_DISTINCTIVE = {
+    "zero_optimization",
+    "train_micro_batch_size_per_gpu",
+    "zero_allow_untested_optimizer",
+}
 _LIKELY = {"train_batch_size", "steps_per_print", "wall_clock_breakdown", "flops_profiler",
            "gradient_clipping", "fp16", "bf16", "optimizer", "scheduler"}  # fmt: skip
 

@@ -11,6 +11,7 @@ from typing import Any
 from trainlint.job import Location
 from trainlint.sources import normalize as n
 from trainlint.sources.base import Document, Fact, Input, Reference, Role
+from trainlint.sources.structured import Path
 from trainlint.sources.table import Rule, facts_for, facts_from_table
 
 name = "hf-trainer"
@@ -107,7 +108,7 @@ def recognise(file: Input) -> float:
 
 def parse(file: Input) -> Document:
     tree = file.trees[0]
-    table = {(key,): rules for key, rules in KEYS.items()}
+    table: dict[Path, list[Rule]] = {(key,): rules for key, rules in KEYS.items()}
     doc = Document(file.path, name, recognise(file), role)
     doc.facts = facts_from_table(tree, table, file.path)
     for key, ref_role in REFERENCE_KEYS.items():

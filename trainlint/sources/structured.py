@@ -116,7 +116,8 @@ class _YamlBuilder:
         for key_node, value_node in node.value:
             key = self.value(key_node, path)
             child = (*path, str(key))
-            self.spans.setdefault(child, (key_node.start_mark.line + 1, key_node.start_mark.column + 1))
+            mark = key_node.start_mark
+            self.spans.setdefault(child, (mark.line + 1, mark.column + 1))
             result[str(key)] = self.value(value_node, child)
         return result
 
@@ -168,8 +169,9 @@ def _json_spans(
     elif node.type == "array":
         items = [n for n in node.named_children if n.type != "comment"]
         for index, item in enumerate(items):
-            spans[(*path, index)] = point(item, source)
-            _json_spans(item, (*path, index), source, spans)
+            child = (*path, index)
+            spans[child] = point(item, source)
+            _json_spans(item, child, source, spans)
 
 
 def point(node: tree_sitter.Node, source: bytes) -> tuple[int, int]:

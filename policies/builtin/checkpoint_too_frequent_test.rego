@@ -1,0 +1,81 @@
+package trainlint.rules.checkpoint_too_frequent
+
+import rego.v1
+
+_job := {
+	"checkpoint": {"every_steps": 10},
+	"estimates": {
+		"step_time_s": 1.2,
+		"checkpoint": {
+			"size_bytes": 112e9,
+			"save_s": 19,
+			"every_steps": 10,
+			"overhead_fraction": 0.613,
+			"overhead_gpu_hours": 310.4,
+			"overhead_usd": 1240.3,
+			"suggested_every_steps": 160,
+		},
+		"sources": {},
+	},
+}
+
+test_states_numbers_cost_and_fix if {
+	result := findings with input as _job
+	result == {{
+		"message": "checkpoint every 10 steps: ~19 s to save 112 GB against ~1.2 s steps is ~61% of the run (estimated); save every ≥ 160 steps",
+		"pointer": "/checkpoint/every_steps",
+		"waste": {"gpu_hours": 310.4, "usd": 1240.3},
+	}}
+}
+
+test_measured_when_save_and_step_are_measured if {
+	sources := {"checkpoint.save_s": "measured", "step_time_s": "measured"}
+	job := object.union(_job, {"estimates": {"sources": sources}})
+	some f in findings with input as job
+	contains(f.message, "of the run (measured)")
+}
+
+test_partly_known_job_fires_without_waste if {
+	job := {
+		"checkpoint": {"every_steps": 50},
+		"estimates": {"checkpoint": {"save_s": 30, "overhead_fraction": 0.2}},
+	}
+	result := findings with input as job
+	result == {{
+		"message": "checkpoint every 50 steps: ~30 s per save is ~20% of the run (estimated); save less often or asynchronously",
+		"pointer": "/checkpoint/every_steps",
+	}}
+}
+
+test_only_the_fraction_known if {
+	job := {"estimates": {"checkpoint": {"overhead_fraction": 0.5, "overhead_gpu_hours": 12}}}
+	result := findings with input as job
+	result == {{
+		"message": "checkpointing: saving is ~50% of the run (estimated); ~12 GPU-h per run; save less often or asynchronously",
+		"pointer": "/checkpoint/every_steps",
+	}}
+}
+
+test_quiet_below_threshold if {
+	job := object.union(_job, {"estimates": {"checkpoint": {"overhead_fraction": 0.04}}})
+	count(findings) == 0 with input as job
+}
+
+test_quiet_when_overhead_unknown if {
+	job := object.union(_job, {"estimates": {"checkpoint": {"overhead_fraction": null}}})
+	count(findings) == 0 with input as job
+}
+
+test_quiet_on_an_empty_job if {
+	count(findings) == 0 with input as {}
+}
+
+test_threshold_comes_from_params if {
+	count(findings) == 0 with input as _job with data.trainlint.params.checkpoint_too_frequent.max_overhead_fraction as 0.7
+}
+
+test_every_single_step if {
+	job := {"checkpoint": {"every_steps": 1}, "estimates": {"checkpoint": {"overhead_fraction": 0.9}}}
+	some f in findings with input as job
+	startswith(f.message, "checkpoint every step: saving is ~90% of the run")
+}

@@ -1,0 +1,16 @@
+# METADATA
+# title: job
+# description: |
+#   Facts about the job that several rules read, each taken from the estimates (which resolve
+#   launcher flags and the GPU catalog) and else from what the job declares.
+package trainlint.lib.job
+
+import rego.v1
+
+# GPUs the job runs on.
+world_size := input.estimates.gpus if is_number(input.estimates.gpus)
+else := input.resources.world_size if is_number(input.resources.world_size)
+
+# The GPU's catalog name, else its name as the job wrote it.
+gpu := input.estimates.gpu if is_string(input.estimates.gpu)
+else := input.resources.gpu.model if is_string(input.resources.gpu.model)

@@ -1,0 +1,39 @@
+package trainlint.rules.missing_cost_tags
+
+import rego.v1
+
+test_lists_every_missing_tag if {
+	result := findings with input as {"launcher": {"kind": "torchrun"}, "tags": {}}
+	result == {{
+		"message": "missing cost tags: team, project; GPU spend of this torchrun job cannot be attributed",
+		"pointer": "/tags",
+	}}
+}
+
+test_empty_value_counts_as_missing if {
+	job := {"launcher": {"kind": "deepspeed"}, "tags": {"team": "ml", "project": " "}}
+	result := findings with input as job
+	result == {{
+		"message": "missing cost tag: project; GPU spend of this deepspeed job cannot be attributed",
+		"pointer": "/tags",
+	}}
+}
+
+test_quiet_when_tagged if {
+	job := {"launcher": {"kind": "torchrun"}, "tags": {"team": "ml", "project": "llm", "extra": "x"}}
+	count(findings) == 0 with input as job
+}
+
+test_quiet_when_the_job_does_not_launch if {
+	count(findings) == 0 with input as {"launcher": {"kind": null}, "tags": {}}
+}
+
+test_quiet_on_an_empty_job if {
+	count(findings) == 0 with input as {}
+}
+
+test_required_tags_come_from_params if {
+	job := {"launcher": {"kind": "srun"}, "tags": {"team": "ml", "project": "llm"}}
+	some f in findings with input as job with data.trainlint.params.missing_cost_tags.required_tags as ["cost_center"]
+	startswith(f.message, "missing cost tag: cost_center;")
+}

@@ -1,0 +1,91 @@
+# METADATA
+# title: oversized-gpu
+# description: |
+#   The job uses a small share of each GPU's memory while a GPU type with less memory from the
+#   catalog fits it and costs less per run. Memory per GPU, not compute, is what forces a GPU choice; paying for
+#   memory the job never touches is the most direct GPU waste. Fires when
+#   estimates.memory.utilization (estimated or measured) is below min_utilization and at least
+#   one alternative in estimates.alternatives costs at least min_savings_usd less per run
+#   (so tiny runs are not told to move for cents); names the cheapest.
+# custom:
+#   id: TL101
+#   severity: warning
+#   category: hardware
+#   remediation: |
+#     Request the suggested GPU type and count (cluster manifest, SkyPilot accelerators,
+#     launcher --nproc_per_node), or grow the micro-batch to use the memory you pay for.
+package trainlint.rules.oversized_gpu
+
+import rego.v1
+
+import data.trainlint.lib.fmt
+import data.trainlint.lib.job
+
+params := data.trainlint.params.oversized_gpu
+
+# Helpers are rules, not functions: regopy 1.5 fails or crashes when two packages define
+# functions of the same name with different arities (see trainlint/engine/regopy_backend.py).
+# Querying data.trainlint.rules evaluates every rule of the package, so a helper that could
+# meet a null (an error in regorus) is guarded by _applies.
+
+findings contains finding if {
+	_applies
+	finding := object.union({"message": _message, "pointer": "/resources/gpu/model"}, _waste)
+}
+
+_applies if {
+	is_number(_utilization)
+	_utilization < params.min_utilization
+	is_object(_alternative)
+}
+
+_utilization := input.estimates.memory.utilization
+
+_run_usd := input.estimates.run.usd if is_number(input.estimates.run.usd)
+
+# The cheapest alternative that saves at least min_savings_usd (ties: catalog order).
+_alternative := [a | some a in _cheaper; a.usd == min([b.usd | some b in _cheaper])][0]
+
+_cheaper := [a |
+	some a in input.estimates.alternatives
+	is_number(a.usd)
+	a.usd <= _run_usd - params.min_savings_usd
+	is_string(a.gpu)
+	is_number(a.gpus)
+	is_number(a.memory_utilization)
+	not _not_smaller[a.gpu]
+]
+
+# "Oversized" means a card with less memory would do: an alternative whose memory per GPU is
+# known to be at least the job's GPU's is faster hardware, not a smaller size.
+_not_smaller contains a.gpu if {
+	some a in input.estimates.alternatives
+	is_number(a.memory_bytes)
+	is_number(input.estimates.memory.gpu_bytes)
+	a.memory_bytes >= input.estimates.memory.gpu_bytes
+}
+
+_message := concat("", [
+	_current, " uses ~", fmt.pct(_utilization), " of GPU memory (",
+	fmt.basis(["memory.utilization"]), "); ",
+	fmt.int(_alternative.gpus), "× ", _alternative.gpu, " fits (~",
+	fmt.pct(_alternative.memory_utilization), " used) for ~", fmt.usd(_alternative.usd),
+	" per run instead of ~", fmt.usd(_run_usd),
+]) if _applies
+
+_current := concat("", [fmt.int(job.world_size), "× ", _gpu]) if {
+	is_number(job.world_size)
+} else := _gpu
+
+_gpu := job.gpu if is_string(job.gpu)
+else := "the GPU"
+
+# GPU-hours saved; zero when the cheaper option runs longer on more, cheaper GPUs.
+_hours_saved := max([input.estimates.run.gpu_hours - _alternative.gpu_hours, 0]) if {
+	is_number(input.estimates.run.gpu_hours)
+	is_number(_alternative.gpu_hours)
+}
+
+_waste := {"waste": {"gpu_hours": _hours_saved, "usd": _run_usd - _alternative.usd}} if {
+	is_number(_hours_saved)
+} else := {}

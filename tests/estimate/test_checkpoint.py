@@ -1,0 +1,133 @@
+"""Checkpoint size, overhead, retention and the suggested interval (cost-model §8)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.estimate.jobs import llmc_gpt2, make_job
+from trainlint.estimate import EstimateParams, estimate
+from trainlint.estimate.checkpoint import (
+    checkpoint_bytes,
+    interval_steps,
+    overhead_fraction,
+    suggested_interval,
+)
+
+
+@pytest.mark.parametrize(
+    ("training", "checkpoint", "bytes_per_param"),
+    [
+        ({"precision": "bf16", "optimizer": {"name": "adamw"}}, {}, 14),  # 2 + 4 + 4 + 4
+        ({"precision": "fp32", "optimizer": {"name": "adamw"}}, {}, 12),  # weights + m + v
+        ({"precision": "bf16"}, {"save_optimizer": False}, 2),
+        ({"precision": "fp32"}, {"save_optimizer": False}, 4),
+    ],
+)
+def test_checkpoint_bytes_per_parameter(
+    training: dict[str, Any], checkpoint: dict[str, Any], bytes_per_param: int
+) -> None:
+    job = make_job(model={"params": 1_000_000_000}, training=training, checkpoint=checkpoint)
+    assert estimate(job).checkpoint.size_bytes == 1e9 * bytes_per_param
+
+
+def test_bloom_checkpoint_is_about_2_3_tb() -> None:
+    """cost-model §8.1: BLOOM-176B's 2.3 TB checkpoint is consistent with 14 B/param."""
+    size = checkpoint_bytes(176e9, 176e9, 2, 12, save_optimizer=True)
+    assert size / 2**40 == pytest.approx(2.24, abs=0.01)
+
+
+def test_lora_checkpoints_hold_only_adapters() -> None:
+    job = make_job(
+        model={"params": 8_000_000_000, "trainable_params": 20_000_000, "peft": {"method": "lora"}},
+        training={"precision": "bf16", "optimizer": {"name": "adamw"}},
+    )
+    assert estimate(job).checkpoint.size_bytes == 20e6 * 14
+
+
+def test_overhead_fraction_formula() -> None:
+    assert overhead_fraction(save_s=10, every_steps=100, step_s=1.0) == 10 / 110
+
+
+@pytest.mark.parametrize(
+    ("every", "total", "expected"),
+    [(500, 10_000, 500), (500, None, 500), (0.05, 1000, 50), (0.05, 1001, 51), (0.05, None, None),
+     (0, 1000, None), (-1, 1000, None), (1e-9, 10, 1)],
+)  # fmt: skip
+def test_interval_steps(every: float, total: int | None, expected: int | None) -> None:
+    assert interval_steps(every, total) == expected
+
+
+@given(
+    save_s=st.floats(0.01, 1e4),
+    step_s=st.floats(1e-3, 1e3),
+    target=st.floats(0.001, 0.5),
+)
+def test_suggested_interval_is_the_smallest_within_target(
+    save_s: float, step_s: float, target: float
+) -> None:
+    every = suggested_interval(save_s, step_s, target)
+    assert overhead_fraction(save_s, every, step_s) <= target
+    if every > 1:
+        assert overhead_fraction(save_s, every - 1, step_s) > target * (1 - 1e-9)
+
+
+def test_suggested_interval_terminates_when_steps_are_negligible() -> None:
+    every = suggested_interval(save_s=1e4, step_s=1e-20, target=0.02)
+    assert every > 10**23
+
+
+def _job(**checkpoint: Any) -> Any:
+    return llmc_gpt2(max_steps=10_000).model_copy(
+        update={"checkpoint": make_job(checkpoint=checkpoint).checkpoint}
+    )
+
+
+def test_job_checkpoint_cost() -> None:
+    est = estimate(_job(strategy="steps", every_steps=100, keep_last=3))
+    ck = est.checkpoint
+    size = 124_439_808 * 14
+    save_s = size / 1e9
+    step_s = est.step_time_s
+    assert step_s is not None and est.price_per_gpu_hour == 3.5
+    assert (ck.size_bytes, ck.save_s, ck.every_steps, ck.saves) == (size, save_s, 100, 100)
+    assert ck.overhead_fraction == pytest.approx(save_s / (100 * step_s + save_s))
+    assert ck.overhead_gpu_hours == pytest.approx(100 * save_s * 8 / 3600)
+    assert ck.overhead_usd == pytest.approx(100 * save_s * 8 / 3600 * 3.5)
+    assert (ck.kept, ck.storage_bytes) == (3, 3 * size)
+    suggested = ck.suggested_every_steps
+    assert suggested == math.ceil(save_s * 0.98 / (0.02 * step_s))
+    assert overhead_fraction(save_s, suggested, step_s) <= 0.02
+
+
+def test_fraction_of_total_steps() -> None:
+    ck = estimate(_job(every_steps=0.05)).checkpoint
+    assert (ck.every_steps, ck.saves, ck.kept) == (500, 20, 20)  # no limit keeps every save
+
+
+def test_fraction_without_total_steps_is_unknown() -> None:
+    est = estimate(llmc_gpt2().model_copy(update={"checkpoint": _job(every_steps=0.05).checkpoint}))
+    assert est.checkpoint.every_steps is None
+    assert "training.max_steps" in est.unknown
+
+
+def test_no_checkpoints() -> None:
+    ck = estimate(_job(strategy="no", every_steps=100)).checkpoint
+    assert (ck.saves, ck.kept, ck.storage_bytes, ck.overhead_fraction) == (0, 0, 0.0, 0.0)
+
+
+def test_epoch_strategy_has_no_step_interval() -> None:
+    ck = estimate(_job(strategy="epoch", every_steps=100)).checkpoint
+    assert ck.every_steps is None and ck.saves is None and ck.size_bytes is not None
+
+
+def test_write_bandwidth_and_target_are_parameters() -> None:
+    params = EstimateParams(checkpoint_write_bytes_per_s=4e9, target_checkpoint_overhead=0.05)
+    fast = estimate(_job(every_steps=100), params).checkpoint
+    slow = estimate(_job(every_steps=100)).checkpoint
+    assert fast.save_s == pytest.approx((slow.save_s or 0) / 4)
+    assert (fast.suggested_every_steps or 0) < (slow.suggested_every_steps or 0)

@@ -1,0 +1,192 @@
+"""Run cost, alternatives, parameters, and estimate's behaviour on incomplete jobs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from tests.estimate.jobs import llmc_gpt2, make_job
+from trainlint.estimate import EstimateParams, estimate
+from trainlint.job import Estimates, Job
+
+
+def test_run_cost_is_gpu_hours_times_price() -> None:
+    est = estimate(llmc_gpt2(max_steps=19_560))
+    run, step_s = est.run, est.step_time_s
+    assert step_s is not None and run.steps == 19_560
+    assert run.hours == pytest.approx(19_560 * step_s / 3600)
+    assert run.gpu_hours == pytest.approx((run.hours or 0) * 8)
+    assert run.usd == pytest.approx((run.gpu_hours or 0) * 3.5)
+    assert est.sources["run.steps"] == "declared"
+    assert est.sources["run.usd"] == "default"
+    assert run.gpu_hours == pytest.approx(45.6 / 60 * 8, rel=0.03)  # llm.c: 45.6 min on 8xH100
+
+
+def test_run_hours_include_checkpoint_saves() -> None:
+    job = llmc_gpt2(max_steps=10_000)
+    job = job.model_copy(
+        update={"checkpoint": make_job(checkpoint={"every_steps": 1000}).checkpoint}
+    )
+    est = estimate(job)
+    save_s, step_s = est.checkpoint.save_s, est.step_time_s
+    assert save_s is not None and step_s is not None
+    assert est.run.hours == pytest.approx((10_000 * step_s + 10 * save_s) / 3600)
+
+
+def test_steps_from_epochs_and_samples() -> None:
+    job = llmc_gpt2(epochs=3, dataset_samples=100_000)  # global batch 512 sequences
+    est = estimate(job)
+    assert est.run.steps == 3 * 196  # ceil(100000 / 512) = 196 per epoch
+    assert est.sources["run.steps"] == "estimated"
+
+
+def test_steps_from_epochs_and_tokens() -> None:
+    est = estimate(llmc_gpt2(epochs=1, dataset_tokens=10_260_000_000))
+    assert est.run.steps == 19_570  # ceil(10.26e9 / 524288)
+
+
+def test_price_override_by_alias() -> None:
+    est = estimate(llmc_gpt2(max_steps=100), EstimateParams(prices={"h100": 2.0}))
+    assert est.price_per_gpu_hour == 2.0
+    assert est.sources["price_per_gpu_hour"] == "declared"
+    assert est.run.usd == pytest.approx((est.run.gpu_hours or 0) * 2.0)
+
+
+def test_gpu_without_price_leaves_usd_unknown() -> None:
+    job = make_job(
+        model={"name": "gpt2", "seq_len": 1024},
+        resources={"gpu": {"model": "L4"}, "world_size": 1},
+        training={"micro_batch_size": 8, "max_steps": 1000},
+    )
+    est = estimate(job)
+    assert est.run.gpu_hours is not None and est.run.usd is None
+    assert "price_per_gpu_hour" in est.unknown
+    assert estimate(job, EstimateParams(prices={"L4": 0.8})).run.usd is not None
+
+
+def test_empty_job_is_all_unknown() -> None:
+    est = estimate(make_job())
+    assert est.params is None and est.step_time_s is None and est.run.usd is None
+    assert est.memory.total_bytes is None and est.alternatives == []
+    assert {"model.params", "resources.gpu.model", "training.max_steps"} <= set(est.unknown)
+
+
+def test_estimate_is_pure() -> None:
+    job = llmc_gpt2(max_steps=100)
+    before = job.model_dump()
+    first, second = estimate(job), estimate(job)
+    assert job.model_dump() == before
+    assert first == second and first is not second
+
+
+def _fine_tune(gpu: str, **model: Any) -> Job:
+    return make_job(
+        model={"seq_len": 2048, **model},
+        resources={"gpu": {"model": gpu}, "gpus_per_node": 8},
+        training={"micro_batch_size": 4, "grad_accum_steps": 4, "max_steps": 2000,
+                  "precision": "bf16", "optimizer": {"name": "adamw"},
+                  "parallelism": {"strategy": "deepspeed", "zero_stage": 3}},
+    )  # fmt: skip
+
+
+def test_small_fine_tune_on_a100_80gb_gets_cheaper_alternatives() -> None:
+    est = estimate(_fine_tune("A100-80GB", name="gpt2"))
+    alts = est.alternatives
+    assert 0 < len(alts) <= 3
+    assert est.run.usd is not None
+    usds = [a.usd for a in alts]
+    assert all(u is not None and u < est.run.usd for u in usds)
+    assert usds == sorted(usds)  # type: ignore[type-var]
+    assert all(a.gpus == 8 and a.memory_utilization <= 0.9 for a in alts)
+    assert "A100-80GB" not in {a.gpu for a in alts}
+    assert "A100-40GB" in {a.gpu for a in alts}
+
+
+def test_70b_full_fine_tune_on_h100_does_not_fit_and_has_no_alternative() -> None:
+    est = estimate(_fine_tune("H100", name="meta-llama/Meta-Llama-3-70B"))
+    assert est.memory.utilization is not None and est.memory.utilization > 1
+    assert est.alternatives == []
+
+
+def test_alternatives_skip_gpus_without_the_precision() -> None:
+    params = EstimateParams(prices={"V100": 0.01, "T4": 0.01}, max_alternatives=20)
+    est = estimate(_fine_tune("A100-80GB", name="gpt2"), params)
+    assert not {"V100-16GB", "T4"} & {a.gpu for a in est.alternatives}
+
+
+def test_alternatives_without_steps_rank_by_cost_per_step() -> None:
+    job = _fine_tune("A100-80GB", name="gpt2")
+    job = job.model_copy(update={"training": job.training.model_copy(update={"max_steps": None})})
+    alts = estimate(job).alternatives
+    assert alts and all(a.usd is None and a.step_time_s is not None for a in alts)
+
+
+def test_params_from_a_mapping() -> None:
+    params = EstimateParams.model_validate({"mfu": 0.5, "prices": {"A100_80G": 1.5}})
+    assert params.mfu == 0.5 and params.prices == {"A100-80GB": 1.5}
+
+
+@pytest.mark.parametrize(
+    "data",
+    [{"mfu": 0}, {"mfu": 1.5}, {"nope": 1}, {"prices": {"TPU": 1.0}}, {"prices": {"h100": -1}},
+     {"default_precision": "int3"}, {"headroom": 1}, {"overhead_bytes": float("inf")}],
+)  # fmt: skip
+def test_bad_params_are_rejected(data: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError):
+        EstimateParams.model_validate(data)
+
+
+def test_params_are_frozen() -> None:
+    with pytest.raises(ValidationError):
+        EstimateParams().mfu = 0.9
+
+
+_counts = st.one_of(st.none(), st.integers(-2, 10**12))
+_WORDS = [
+    "gpt2", "meta-llama/Meta-Llama-3-70B", "Qwen/Qwen2.5-0.5B", "H100", "V100", "T4", "a100",
+    "bf16", "fp32", "fp16", "fp8", "bf16-true", "tf32", "lora", "fsdp", "steps", "no", "epoch",
+]  # fmt: skip
+_names = st.one_of(st.none(), st.text(max_size=12), st.sampled_from(_WORDS))
+_fractions = st.one_of(st.none(), st.floats(-1, 1e6), st.floats())  # incl. inf and nan
+_flags = st.one_of(st.none(), st.booleans())
+
+_jobs = st.fixed_dictionaries(
+    {
+        "resources": st.fixed_dictionaries({
+            "gpu": st.fixed_dictionaries({"model": _names, "memory_bytes": _counts}),
+            "gpus_per_node": _counts, "nodes": _counts, "world_size": _counts}),
+        "model": st.fixed_dictionaries({
+            "name": _names, "params": _counts, "trainable_params": _counts, "layers": _counts,
+            "hidden": _counts, "heads": _counts, "kv_heads": _counts, "ffn_hidden": _counts,
+            "vocab": _counts, "seq_len": _counts, "quantization_bits": _counts,
+            "peft": st.fixed_dictionaries({"method": _names})}),
+        "training": st.fixed_dictionaries({
+            "micro_batch_size": _counts, "grad_accum_steps": _counts,
+            "global_batch_size": _counts, "max_steps": _counts, "total_steps": _counts,
+            "epochs": _fractions, "dataset_samples": _counts, "dataset_tokens": _counts,
+            "precision": _names, "activation_checkpointing": _flags,
+            "optimizer": st.fixed_dictionaries({"name": _names, "eight_bit": _flags}),
+            "parallelism": st.fixed_dictionaries({
+                "strategy": _names, "zero_stage": _counts, "tensor": _counts,
+                "pipeline": _counts, "offload_optimizer": _flags, "offload_params": _flags})}),
+        "checkpoint": st.fixed_dictionaries({
+            "strategy": _names, "every_steps": _fractions, "keep_last": _counts,
+            "save_optimizer": _flags}),
+    }
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_jobs)
+def test_random_partial_jobs_never_raise(sections: dict[str, Any]) -> None:
+    job = make_job(**sections)
+    est = estimate(job)
+    Estimates.model_validate(est.model_dump())  # the output is a valid Estimates
+    assert all(isinstance(name, str) and name for name in est.unknown)
+    assert set(est.sources.values()) <= {"declared", "catalog", "estimated", "default"}
+    for value in (est.memory.total_bytes, est.step_time_s, est.run.usd):
+        assert value is None or value >= 0

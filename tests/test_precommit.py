@@ -1,0 +1,59 @@
+"""The pre-commit hook, run for real with ``pre-commit try-repo`` in a scratch git repository.
+
+pre-commit installs trainlint with a plain (non-editable) ``pip install`` into a fresh virtual
+environment, so this also proves the wheel carries the builtin policies and schemas.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES, REPO
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.mark.slow
+def test_try_repo_runs_the_hook_on_a_training_repo(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(EXAMPLES / "llama3-sft", project)
+    git(project, "init", "-q")
+    git(project, "add", ".")
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "cache"),
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pre_commit",
+            "try-repo",
+            str(REPO),
+            "trainlint",
+            "--all-files",
+            "--verbose",
+        ],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert "train.slurm:20:5: TL201 [warning]" in output
+    assert "configs/sft.yaml:17:1: TL301" in output
+    assert "Traceback" not in output

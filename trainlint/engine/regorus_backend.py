@@ -1,0 +1,59 @@
+"""The default backend: regorus, Microsoft's Rego interpreter in Rust (``gordon-to-regorus``).
+
+Queries use the ``*_as_json`` calls: ``eval_rule`` returns Python sets of dicts and fails with
+"unhashable type: dict". regorus checks a module (unsafe variables, unknown functions) only
+when a query first reaches it, so the constructor evaluates all of ``data`` once with an empty
+input: a broken pack is reported when it is loaded, not on the first job, and never missed
+because no rule used the broken module.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from trainlint.engine.results import findings_by_rule, one_line
+from trainlint.errors import PolicyError
+from trainlint.packs import Pack
+
+QUERY = "data.trainlint.rules"
+
+
+class RegorusEngine:
+    """A pack compiled once into a ``regorus.Engine``."""
+
+    name: str = "regorus"
+
+    def __init__(self, pack: Pack) -> None:
+        import regorus
+
+        self._engine: Any = regorus.Engine()
+        for file, source in pack.modules.items():
+            _call(self._engine.add_policy, f"{pack.name}/{file}", source)
+        _call(self._engine.add_data_json, json.dumps(pack.data))
+        _call(self._engine.set_input_json, "{}")
+        _call(self._engine.eval_query_as_json, "data")
+
+    def evaluate(self, job_input: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+        """Set the job as input and read every rule package's findings."""
+        _call(self._engine.set_input_json, json.dumps(job_input))
+        return findings_by_rule(_value(_call(self._engine.eval_query_as_json, QUERY)))
+
+
+def create(pack: Pack) -> RegorusEngine:
+    return RegorusEngine(pack)
+
+
+def _call(method: Callable[..., Any], *args: str) -> Any:
+    """Run a regorus call; its RuntimeError (with file:line:col) becomes a PolicyError."""
+    try:
+        return method(*args)
+    except (RuntimeError, ValueError) as exc:
+        raise PolicyError(f"regorus: {one_line(str(exc))}") from None
+
+
+def _value(result_json: str) -> Any:
+    """The query's value; ``None`` when undefined (no rule package in the pack)."""
+    results = json.loads(result_json).get("result") or []
+    return results[0]["expressions"][0]["value"] if results else None

@@ -1,0 +1,90 @@
+"""Estimates: what a training job will cost, from its config and the catalogs (DESIGN §4).
+
+``estimate(job)`` is pure: it returns a new ``Estimates`` and leaves the job untouched. Each
+number carries its source in ``Estimates.sources``; inputs that left a number unknown are named
+in ``Estimates.unknown`` and guessed inputs in ``Estimates.assumed``. Formulas and sources are in
+docs/estimates.md.
+"""
+
+from __future__ import annotations
+
+from trainlint.estimate.catalog import (
+    GpuSpec,
+    ModelSpecEntry,
+    gpus,
+    models,
+    params_from_dims,
+    resolve_gpu,
+    resolve_model,
+)
+from trainlint.estimate.checkpoint import job_checkpoint
+from trainlint.estimate.compute import job_compute
+from trainlint.estimate.cost import alternatives, job_run, run_steps
+from trainlint.estimate.inputs import Inputs, resolve
+from trainlint.estimate.ledger import Ledger
+from trainlint.estimate.memory import job_memory
+from trainlint.estimate.params import EstimateParams
+from trainlint.job import Estimates, Job
+
+__all__ = [
+    "EstimateParams",
+    "GpuSpec",
+    "ModelSpecEntry",
+    "estimate",
+    "gpus",
+    "models",
+    "params_from_dims",
+    "resolve_gpu",
+    "resolve_model",
+]
+
+
+def _record_inputs(inp: Inputs, led: Ledger) -> None:
+    """Sources of the values copied straight from the resolved inputs."""
+    for key, fact in (("params", inp.params), ("trainable_params", inp.trainable)):
+        if fact is None:
+            led.missing("model.params")
+        else:
+            led.put(key, fact.value, fact.source)
+    if inp.hw.gpu is not None:
+        led.put("gpu", inp.hw.gpu.name, "catalog")
+    if inp.hw.world is not None:
+        led.put("gpus", inp.hw.world.value, inp.hw.world.source)
+    if inp.hw.price is not None:
+        led.put("price_per_gpu_hour", inp.hw.price.value, inp.hw.price.source)
+    elif inp.hw.gpu is not None:
+        led.missing("price_per_gpu_hour")
+
+
+def estimate(job: Job, params: EstimateParams | None = None) -> Estimates:
+    """Memory per GPU, step time, checkpoint cost, run cost and cheaper GPUs for ``job``."""
+    p = params or EstimateParams()
+    inp = resolve(job, p)
+    led = Ledger()
+    _record_inputs(inp, led)
+    memory = job_memory(inp, p, led)
+    compute = job_compute(inp, p, led)
+    steps = run_steps(job.training, inp, compute.tokens_per_step, led)
+    checkpoint = job_checkpoint(job.checkpoint, inp, p, led, steps, compute.step_time_s)
+    saving_s = (checkpoint.saves or 0) * (checkpoint.save_s or 0.0)
+    run = job_run(inp, steps, compute.step_time_s, saving_s, led)
+    options = alternatives(inp, p, steps.value if steps else None, saving_s)
+    if options:
+        led.put("alternatives", options, "default")
+    return Estimates(
+        gpu=inp.hw.gpu.name if inp.hw.gpu else None,
+        gpus=inp.hw.world.value if inp.hw.world else None,
+        params=inp.params.value if inp.params else None,
+        trainable_params=inp.trainable.value if inp.trainable else None,
+        memory=memory,
+        step_time_s=compute.step_time_s,
+        tokens_per_step=compute.tokens_per_step,
+        flops_per_token=compute.flops_per_token,
+        price_per_gpu_hour=inp.hw.price.value if inp.hw.price else None,
+        run=run,
+        checkpoint=checkpoint,
+        alternatives=options,
+        sources=dict(led.sources),
+        unknown=list(led.unknown),
+        assumed=dict(inp.assumed),
+    )

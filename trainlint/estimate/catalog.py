@@ -1,0 +1,191 @@
+"""The GPU and known-model catalogs (``data/*.json``) and the name matching that reads them.
+
+Configs spell hardware and models many ways (``NVIDIA-A100-SXM4-80GB``, ``a100_80g``,
+``meta-llama/Llama-3.1-8B-Instruct``); matching compares separator-free, lower-cased keys with
+vendor and variant words dropped, so each spelling needs no code, at most an alias row.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+_SEPARATORS = re.compile(r"[\s\-_:/]+")
+# "8x H100", "H100:8" (SkyPilot): the count is not part of the name.
+_GPU_COUNT = re.compile(r"^(?:\d+\s*[x\u00d7]\s*)?(?P<name>.+?)(?::\d+)?$", re.IGNORECASE)
+_GPU_NOISE = frozenset({"nvidia", "tesla", "amd", "instinct", "geforce", "gpu"})
+# Instruct/chat variants share the base model's dimensions.
+_MODEL_NOISE = frozenset({"meta", "instruct", "chat", "hf", "base"})
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    """One accelerator: memory in bytes, dense peak TFLOP/s per format, USD per GPU-hour."""
+
+    name: str
+    vendor: str
+    memory_bytes: int
+    tflops: Mapping[str, float | None] = field(hash=False)
+    bf16: bool
+    interconnect: str
+    spec_source: str
+    price_per_hour: float | None
+    price_as_of: str | None
+    price_source: str
+    aliases: tuple[str, ...] = ()
+
+    def peak_flops(self, compute: str) -> float | None:
+        """Dense peak FLOP/s for a format (``bf16``, ``fp32``…); None when unsupported."""
+        tflops = self.tflops.get(compute)
+        return None if tflops is None else tflops * 1e12
+
+
+@dataclass(frozen=True)
+class ModelSpecEntry:
+    """A known decoder-only model: its config.json dimensions and exact parameter count."""
+
+    name: str
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    ffn_hidden: int
+    vocab: int
+    tied_embeddings: bool
+    glu: bool
+    params: int
+    aliases: tuple[str, ...] = ()
+
+
+def _load(name: str) -> Any:
+    data = resources.files("trainlint.estimate") / "data" / name
+    return json.loads(data.read_text(encoding="utf-8"))
+
+
+def _gpu(row: Mapping[str, Any]) -> GpuSpec:
+    tflops = {str(k): None if v is None else float(v) for k, v in row["tflops"].items()}
+    price = row["price_per_hour"]
+    return GpuSpec(
+        name=str(row["name"]),
+        vendor=str(row["vendor"]),
+        memory_bytes=int(row["memory_bytes"]),
+        tflops=tflops,
+        bf16=bool(row["bf16"]),
+        interconnect=str(row["interconnect"]),
+        spec_source=str(row["spec_source"]),
+        price_per_hour=None if price is None else float(price),
+        price_as_of=row["price_as_of"],
+        price_source=str(row["price_source"]),
+        aliases=tuple(str(a) for a in row["aliases"]),
+    )
+
+
+def _model(row: Mapping[str, Any]) -> ModelSpecEntry:
+    ints = {k: int(row[k]) for k in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden")}
+    return ModelSpecEntry(
+        name=str(row["name"]),
+        **ints,
+        vocab=int(row["vocab"]),
+        tied_embeddings=bool(row["tied_embeddings"]),
+        glu=bool(row["glu"]),
+        params=int(row["params"]),
+        aliases=tuple(str(a) for a in row["aliases"]),
+    )
+
+
+@cache
+def gpus() -> tuple[GpuSpec, ...]:
+    """Every GPU in the catalog, in catalog order (oldest first)."""
+    return tuple(_gpu(row) for row in _load("gpus.json")["gpus"])
+
+
+@cache
+def models() -> tuple[ModelSpecEntry, ...]:
+    """Every known model in the catalog."""
+    return tuple(_model(row) for row in _load("models.json")["models"])
+
+
+def _key(text: str, noise: frozenset[str]) -> str:
+    tokens = _SEPARATORS.split(text.strip().lower())
+    return "".join(t for t in tokens if t and t not in noise)
+
+
+def _index(entries: Iterable[GpuSpec | ModelSpecEntry], noise: frozenset[str]) -> dict[str, Any]:
+    index: dict[str, Any] = {}
+    for entry in entries:
+        for spelling in (entry.name, *entry.aliases):
+            index.setdefault(_key(spelling, noise), entry)
+    return index
+
+
+@cache
+def _gpu_index() -> dict[str, GpuSpec]:
+    return _index(gpus(), _GPU_NOISE)
+
+
+@cache
+def _model_index() -> dict[str, ModelSpecEntry]:
+    return _index(models(), _MODEL_NOISE)
+
+
+def resolve_gpu(name: str) -> GpuSpec | None:
+    """The catalog GPU a config means; None when unknown.
+
+    Case-insensitive; ``-``, ``_``, ``:``, ``/`` and spaces are ignored, as are vendor words
+    (NVIDIA, Tesla, AMD, Instinct) and a count (``H100:8``, ``8x H100``). Bare ``A100`` is the
+    40GB part (SkyPilot, GCP ``nvidia-tesla-a100`` and AWS p4d all mean it), bare ``V100`` the
+    16GB one, bare ``H100`` the SXM one.
+    """
+    match = _GPU_COUNT.match(name.strip())
+    if match is None:
+        return None
+    return _gpu_index().get(_key(match["name"], _GPU_NOISE))
+
+
+def resolve_model(name: str) -> ModelSpecEntry | None:
+    """The known model a Hub id or a path names; None when unknown.
+
+    Tries each path component from the last (``checkpoints/meta-llama/Meta-Llama-3.1-8B``),
+    case-insensitively, ignoring separators and the words meta/instruct/chat/hf/base.
+    """
+    index = _model_index()
+    for part in reversed(re.split(r"[/\\]+", name.strip())):
+        key = _key(part, _MODEL_NOISE)
+        if key in index:
+            return index[key]
+    return None
+
+
+def params_from_dims(
+    layers: int,
+    hidden: int,
+    vocab: int,
+    ffn_hidden: int | None = None,
+    heads: int | None = None,
+    kv_heads: int | None = None,
+    tied: bool = True,
+    glu: bool | None = None,
+) -> int:
+    """Parameters of a decoder-only transformer from its dimensions.
+
+    Per layer: Q and O projections 2h², K and V 2h·(kv_heads·h/heads) (GQA), the MLP 3·h·ffn
+    when gated (SwiGLU) or 2·h·ffn (GELU), two norm vectors. ``glu=None`` decides by width: a
+    4h MLP is GELU (GPT-2, OPT, Falcon), any other width gated (Llama, Mistral, Qwen). Without
+    ffn_hidden the MLP is Kaplan's 8h² (12·L·h² per model with MHA). Biases and learned
+    position embeddings are left out (<1% for GPT-2 124M).
+    """
+    kv_width = hidden * kv_heads // heads if heads and kv_heads else hidden
+    attention = 2 * hidden * hidden + 2 * hidden * kv_width
+    if ffn_hidden is None:
+        mlp = 8 * hidden * hidden
+    else:
+        gated = glu if glu is not None else ffn_hidden != 4 * hidden
+        mlp = (3 if gated else 2) * hidden * ffn_hidden
+    per_layer = attention + mlp + 2 * hidden
+    embeddings = vocab * hidden * (1 if tied else 2)
+    return layers * per_layer + embeddings + hidden

@@ -1,0 +1,155 @@
+"""Checkpoint size, save time, overhead share, retention and the interval that meets a target.
+
+A resumable mixed-precision Adam checkpoint is 14 bytes per parameter: 16-bit weights (2),
+fp32 master (4), Adam m and v (4 + 4); gradients are not saved (cost-model §8.1).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from trainlint.estimate.inputs import Inputs, finite
+from trainlint.estimate.ledger import Fact, Ledger, derived
+from trainlint.estimate.params import EstimateParams
+from trainlint.job import Checkpoint, CheckpointCost, Source
+
+_NO_CHECKPOINTS = frozenset({"no", "none", "off", "false", "never"})
+
+
+def checkpoint_bytes(
+    saved_params: float, trainable: float, weight_bytes: float, k: float, save_optimizer: bool
+) -> float:
+    """Bytes on disk: saved weights, plus optimizer state (ZeRO's K: master + moments)."""
+    return saved_params * weight_bytes + (trainable * k if save_optimizer else 0.0)
+
+
+def interval_steps(every_steps: float, total_steps: int | None) -> int | None:
+    """Steps between saves; below 1 it is a share of the run (HF ``save_steps``: ceil)."""
+    if every_steps <= 0:
+        return None
+    if every_steps < 1:
+        return None if total_steps is None else max(1, math.ceil(every_steps * total_steps))
+    return int(every_steps)
+
+
+def overhead_fraction(save_s: float, every_steps: int, step_s: float) -> float:
+    """Share of wall time spent saving: save / (interval · step + save)."""
+    return save_s / (every_steps * step_s + save_s)
+
+
+def suggested_interval(save_s: float, step_s: float, target: float) -> int:
+    """Smallest interval whose overhead is at most ``target``: ceil(save·(1-t) / (t·step))."""
+    every = max(1, math.ceil(save_s * (1 - target) / (target * step_s)))
+    for _ in range(3):  # float rounding at the boundary; bounded, as huge intervals absorb +1
+        if overhead_fraction(save_s, every, step_s) <= target:
+            break
+        every += 1
+    return every
+
+
+@dataclass(frozen=True)
+class _Size:
+    bytes: float
+    save_s: float
+    source: Source
+
+
+@dataclass(frozen=True)
+class _Plan:
+    every: int | None = None
+    saves: int | None = None
+
+
+def _size(ck: Checkpoint, inp: Inputs, p: EstimateParams, led: Ledger) -> _Size | None:
+    if inp.params is None or inp.trainable is None:
+        led.missing("model.params")
+        return None
+    prec, opt = inp.precision, inp.optimizer
+    save_opt = ck.save_optimizer is not False  # trainers save optimizer state unless told not to
+    saved = inp.trainable.value if inp.peft else inp.params.value  # PEFT saves adapters only
+    k = opt.value.k(prec.value)
+    size = checkpoint_bytes(saved, inp.trainable.value, prec.value.weight_bytes, k, save_opt)
+    sources = [prec.source, inp.params.source, inp.trainable.source]
+    src = derived(*sources, *([opt.source] if save_opt else []))
+    led.put("checkpoint.size_bytes", size, src)
+    save_s = size / p.checkpoint_write_bytes_per_s
+    led.put("checkpoint.save_s", save_s, "default")
+    return _Size(size, save_s, src)
+
+
+def _plan(ck: Checkpoint, steps: Fact[int] | None, led: Ledger) -> _Plan:
+    """Interval and number of saves; only step-based checkpointing has both."""
+    strategy = (ck.strategy or "steps").strip().lower()
+    if strategy in _NO_CHECKPOINTS:
+        led.put("checkpoint.saves", 0, "declared")
+        return _Plan(saves=0)
+    every_steps = finite(ck.every_steps)
+    if strategy != "steps" or every_steps is None or every_steps <= 0:
+        return _Plan()
+    every = interval_steps(every_steps, steps.value if steps else None)
+    if every is None or steps is None:
+        led.missing("training.max_steps")
+    if every is None:
+        return _Plan()
+    src: Source = "declared" if every_steps >= 1 or steps is None else derived(steps.source)
+    led.put("checkpoint.every_steps", every, src)
+    if steps is None:
+        return _Plan(every)
+    saves = steps.value // every
+    led.put("checkpoint.saves", saves, derived(src, steps.source))
+    return _Plan(every, saves)
+
+
+def _kept(ck: Checkpoint, saves: int | None, led: Ledger) -> int | None:
+    keep = ck.keep_last
+    if keep is None or keep < 0:  # no limit: every save stays
+        return led.put("checkpoint.kept", saves, "estimated")
+    kept = keep if saves is None else min(keep, saves)
+    return led.put("checkpoint.kept", kept, "declared")
+
+
+def _time_costs(
+    size: _Size, plan: _Plan, inp: Inputs, p: EstimateParams, led: Ledger, step_s: float | None
+) -> dict[str, float | int | None]:
+    """Overhead share, suggested interval, and the GPU time and money saves cost."""
+    out: dict[str, float | int | None] = {}
+    if step_s is not None:
+        suggested = suggested_interval(size.save_s, step_s, p.target_checkpoint_overhead)
+        out["suggested_every_steps"] = led.put(
+            "checkpoint.suggested_every_steps", suggested, "default"
+        )
+        if plan.every is not None:
+            share = overhead_fraction(size.save_s, plan.every, step_s)
+            out["overhead_fraction"] = led.put("checkpoint.overhead_fraction", share, "default")
+    if plan.saves == 0:
+        out["overhead_fraction"] = led.put("checkpoint.overhead_fraction", 0.0, "declared")
+    world, price = inp.hw.world, inp.hw.price
+    if plan.saves is None or world is None:
+        return out
+    gpu_h = plan.saves * size.save_s * world.value / 3600.0
+    out["overhead_gpu_hours"] = led.put("checkpoint.overhead_gpu_hours", gpu_h, "default")
+    if price is not None:
+        out["overhead_usd"] = led.put("checkpoint.overhead_usd", gpu_h * price.value, "default")
+    return out
+
+
+def job_checkpoint(
+    ck: Checkpoint,
+    inp: Inputs,
+    p: EstimateParams,
+    led: Ledger,
+    steps: Fact[int] | None,
+    step_s: float | None,
+) -> CheckpointCost:
+    """The job's checkpoint cost; fields stay None where an input is missing."""
+    size = _size(ck, inp, p, led)
+    plan = _plan(ck, steps, led)
+    kept = _kept(ck, plan.saves, led)
+    cost = CheckpointCost(every_steps=plan.every, saves=plan.saves, kept=kept)
+    if size is None:
+        return cost
+    storage = None if kept is None else kept * size.bytes
+    led.put("checkpoint.storage_bytes", storage, size.source)
+    update = {"size_bytes": size.bytes, "save_s": size.save_s, "storage_bytes": storage}
+    return cost.model_copy(update={**update, **_time_costs(size, plan, inp, p, led, step_s)})

@@ -1,0 +1,244 @@
+"""Everything the formulas need, resolved once from a Job: the config, the catalogs, defaults.
+
+Resolution order for the model: declared in the config, then the known-model catalog by
+``model.name``, then computed from dimensions. Missing inputs with a framework default
+(gradient accumulation 1, one node, no recomputation, no ZeRO) take it silently; missing inputs
+that need a guess (precision, optimizer, PEFT trainable share) are recorded in ``assumed`` and
+make what they drive ``default``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from trainlint.estimate.catalog import GpuSpec, ModelSpecEntry, params_from_dims, resolve_gpu
+from trainlint.estimate.catalog import resolve_model as _resolve_model
+from trainlint.estimate.ledger import Fact
+from trainlint.estimate.params import EstimateParams
+from trainlint.estimate.precision import (
+    ADAM,
+    PRECISIONS,
+    OptimizerSpec,
+    Precision,
+    parse_optimizer,
+    parse_precision,
+)
+from trainlint.job import Job, Source
+
+Assumed = dict[str, str | int | float | bool]
+_NO_PEFT = frozenset({"", "none", "full", "no"})
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """The GPUs a configuration runs on; alternatives swap this and nothing else."""
+
+    gpu: GpuSpec | None
+    gpu_bytes: Fact[float] | None
+    world: Fact[int] | None
+    price: Fact[float] | None
+
+
+@dataclass(frozen=True)
+class Dims:
+    layers: Fact[int] | None = None
+    hidden: Fact[int] | None = None
+    heads: Fact[int] | None = None
+    kv_heads: Fact[int] | None = None
+    ffn_hidden: Fact[int] | None = None
+    vocab: Fact[int] | None = None
+    seq_len: Fact[int] | None = None
+
+
+@dataclass(frozen=True)
+class Inputs:
+    params: Fact[int] | None
+    trainable: Fact[int] | None
+    peft: bool
+    quantization_bits: int | None
+    dims: Dims
+    precision: Fact[Precision]
+    optimizer: Fact[OptimizerSpec]
+    zero_stage: int
+    model_parallel: int  # tensor x pipeline
+    offload_optimizer: bool
+    offload_params: bool
+    recompute: bool
+    micro_batch: Fact[int] | None
+    global_batch: Fact[int] | None  # sequences per optimizer step, held fixed across hardware
+    hw: Hardware
+    assumed: Mapping[str, str | int | float | bool] = field(default_factory=dict, hash=False)
+
+    def data_parallel(self, world: int) -> int:
+        """Data-parallel degree: the world divided among tensor and pipeline ranks."""
+        return max(1, world // self.model_parallel)
+
+
+def finite(value: float | None) -> float | None:
+    """A usable number: finite, else unknown (YAML can spell ``.inf`` and ``.nan``)."""
+    return value if value is not None and math.isfinite(value) else None
+
+
+def positive(value: float | None) -> int | None:
+    """A usable count: positive, else unknown (a 0 or -1 in a config means "not set")."""
+    return int(value) if value is not None and value > 0 else None
+
+
+def _fact(value: int | None, source: Source) -> Fact[int] | None:
+    return None if value is None else Fact(value, source)
+
+
+def _dims(job: Job, entry: ModelSpecEntry | None) -> Dims:
+    model, declared = job.model, job.model.source or "declared"
+
+    def pick(name: str) -> Fact[int] | None:
+        own = positive(getattr(model, name))
+        if own is not None:
+            return Fact(own, declared)
+        return None if entry is None else Fact(int(getattr(entry, name)), "catalog")
+
+    names = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab")
+    picked = {name: pick(name) for name in names}
+    return Dims(**picked, seq_len=_fact(positive(model.seq_len), declared))
+
+
+def _params(job: Job, entry: ModelSpecEntry | None, dims: Dims) -> Fact[int] | None:
+    declared = positive(job.model.params)
+    if declared is not None:
+        return Fact(declared, job.model.source or "declared")
+    if entry is not None:
+        return Fact(entry.params, "catalog")
+    if dims.layers and dims.hidden and dims.vocab:
+        value = params_from_dims(
+            dims.layers.value,
+            dims.hidden.value,
+            dims.vocab.value,
+            ffn_hidden=dims.ffn_hidden.value if dims.ffn_hidden else None,
+            heads=dims.heads.value if dims.heads else None,
+            kv_heads=dims.kv_heads.value if dims.kv_heads else None,
+        )
+        return Fact(value, "estimated")
+    return None
+
+
+def _trainable(
+    job: Job, params: Fact[int] | None, p: EstimateParams, assumed: Assumed
+) -> tuple[Fact[int] | None, bool]:
+    peft = (job.model.peft.method or "").strip().lower() not in _NO_PEFT
+    declared = positive(job.model.trainable_params)
+    if declared is not None:
+        if params is not None and declared > params.value:
+            declared = params.value
+        return Fact(declared, job.model.source or "declared"), peft
+    if params is None:
+        return None, peft
+    if not peft:
+        return params, peft
+    assumed["model.trainable_params"] = p.peft_trainable_fraction
+    return Fact(max(1, round(params.value * p.peft_trainable_fraction)), "default"), peft
+
+
+def _precision(job: Job, p: EstimateParams, assumed: Assumed) -> Fact[Precision]:
+    parsed = parse_precision(job.training.precision)
+    if parsed is not None:
+        return Fact(parsed, "declared")
+    fallback = parse_precision(p.default_precision) or PRECISIONS["bf16"]
+    assumed["training.precision"] = fallback.name
+    return Fact(fallback, "default")
+
+
+def _optimizer(job: Job, assumed: Assumed) -> Fact[OptimizerSpec]:
+    opt = job.training.optimizer
+    parsed = parse_optimizer(opt.name, opt.family, opt.eight_bit)
+    if parsed is not None:
+        return Fact(parsed, "declared")
+    assumed["training.optimizer.name"] = ADAM.name
+    return Fact(ADAM, "default")
+
+
+def _zero_stage(job: Job) -> int:
+    """ZeRO stage; FSDP without one is FULL_SHARD (PyTorch's default), i.e. stage 3."""
+    par = job.training.parallelism
+    if par.zero_stage is not None and 0 <= par.zero_stage <= 3:
+        return par.zero_stage
+    return 3 if "fsdp" in (par.strategy or "").lower() else 0
+
+
+def _world(job: Job) -> Fact[int] | None:
+    res = job.resources
+    world = positive(res.world_size)
+    if world is not None:
+        return Fact(world, "declared")
+    per_node = positive(res.gpus_per_node)
+    if per_node is None:
+        return None
+    return Fact(per_node * (positive(res.nodes) or 1), "estimated")
+
+
+def _hardware(job: Job, p: EstimateParams) -> Hardware:
+    gpu_field = job.resources.gpu
+    gpu = resolve_gpu(gpu_field.model) if gpu_field.model else None
+    gpu_bytes: Fact[float] | None = None
+    if positive(gpu_field.memory_bytes) is not None:
+        gpu_bytes = Fact(float(gpu_field.memory_bytes or 0), gpu_field.source or "declared")
+    elif gpu is not None:
+        gpu_bytes = Fact(float(gpu.memory_bytes), "catalog")
+    return Hardware(gpu, gpu_bytes, _world(job), price_of(gpu, p))
+
+
+def price_of(gpu: GpuSpec | None, p: EstimateParams) -> Fact[float] | None:
+    """USD per GPU-hour: the org's override (declared), else the catalog's."""
+    if gpu is None:
+        return None
+    if gpu.name in p.prices:
+        return Fact(p.prices[gpu.name], "declared")
+    return None if gpu.price_per_hour is None else Fact(gpu.price_per_hour, "catalog")
+
+
+def _batches(job: Job, dp: int | None) -> tuple[Fact[int] | None, Fact[int] | None]:
+    """Micro-batch per GPU and global batch in sequences, each derived from the other."""
+    tr = job.training
+    micro, accum = positive(tr.micro_batch_size), positive(tr.grad_accum_steps) or 1
+    glob = positive(tr.global_batch_size)
+    micro_fact = _fact(micro, "declared")
+    if glob is not None:
+        if micro is None and dp and glob % (accum * dp) == 0:
+            micro_fact = Fact(glob // (accum * dp), "estimated")
+        return micro_fact, Fact(glob, "declared")
+    if micro is None or dp is None:
+        return micro_fact, None
+    return micro_fact, Fact(micro * accum * dp, "estimated")
+
+
+def resolve(job: Job, p: EstimateParams) -> Inputs:
+    """Resolve a job's inputs against the catalogs and the parameters."""
+    assumed: Assumed = {}
+    entry = _resolve_model(job.model.name) if job.model.name else None
+    dims = _dims(job, entry)
+    params = _params(job, entry, dims)
+    trainable, peft = _trainable(job, params, p, assumed)
+    par = job.training.parallelism
+    model_parallel = (positive(par.tensor) or 1) * (positive(par.pipeline) or 1)
+    hw = _hardware(job, p)
+    dp = max(1, hw.world.value // model_parallel) if hw.world else None
+    micro, glob = _batches(job, dp)
+    return Inputs(
+        params=params,
+        trainable=trainable,
+        peft=peft,
+        quantization_bits=positive(job.model.quantization_bits),
+        dims=dims,
+        precision=_precision(job, p, assumed),
+        optimizer=_optimizer(job, assumed),
+        zero_stage=_zero_stage(job),
+        model_parallel=model_parallel,
+        offload_optimizer=bool(par.offload_optimizer),
+        offload_params=bool(par.offload_params),
+        recompute=bool(job.training.activation_checkpointing),
+        micro_batch=micro,
+        global_batch=glob,
+        hw=hw,
+        assumed=assumed,
+    )

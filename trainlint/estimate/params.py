@@ -1,0 +1,70 @@
+"""The assumptions the estimator runs on, as one frozen model that pack data can override.
+
+Policy packs pass ``data.trainlint.params.estimate`` here (``EstimateParams.model_validate``);
+unknown keys are errors that name the key. Each default's source is in docs/estimates.md.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from trainlint.estimate.catalog import resolve_gpu
+from trainlint.estimate.precision import parse_precision
+
+GIB = 2**30
+
+
+class EstimateParams(BaseModel):
+    """Defaults for what no config states; every number they drive is marked ``default``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    mfu: float = Field(default=0.4, gt=0, le=1)
+    """Model FLOPs utilisation: 35-45% for tuned dense training (cost-model §4.3, §4.4)."""
+
+    overhead_bytes: float = Field(default=float(GIB), ge=0)
+    """Per-GPU CUDA context, NCCL buffers and allocator slack not in the formulas (assumed)."""
+
+    checkpoint_write_bytes_per_s: float = Field(default=1e9, gt=0)
+    """Checkpoint write bandwidth per job: BLOOM wrote ~1.2 GB/s per node (§8.2)."""
+
+    target_checkpoint_overhead: float = Field(default=0.02, gt=0, lt=1)
+    """Acceptable share of run time spent saving: BLOOM's 2% worst case (§8.2)."""
+
+    headroom: float = Field(default=0.1, ge=0, lt=1)
+    """Share of GPU memory an alternative must leave free to count as fitting."""
+
+    flash_attention: bool = True
+    """Attention kernels keep no a·s² score tensors (FlashAttention / PyTorch SDPA)."""
+
+    default_precision: str = "bf16"
+    """Precision assumed when a job states none."""
+
+    peft_trainable_fraction: float = Field(default=0.01, gt=0, le=1)
+    """Trainable share of the parameters under PEFT when the count is not declared."""
+
+    max_alternatives: int = Field(default=3, ge=0)
+    """How many cheaper GPU alternatives to keep."""
+
+    prices: dict[str, float] = Field(default_factory=dict)
+    """USD per GPU-hour by catalog GPU name or alias; replaces the catalog price."""
+
+    @field_validator("default_precision")
+    @classmethod
+    def _known_precision(cls, value: str) -> str:
+        if parse_precision(value) is None:
+            raise ValueError(f"unknown precision {value!r}")
+        return value
+
+    @field_validator("prices")
+    @classmethod
+    def _known_gpus(cls, value: dict[str, float]) -> dict[str, float]:
+        canonical: dict[str, float] = {}
+        for name, price in value.items():
+            gpu = resolve_gpu(name)
+            if gpu is None:
+                raise ValueError(f"prices: unknown GPU {name!r}")
+            if price <= 0:
+                raise ValueError(f"prices: {name!r} must be a positive USD per GPU-hour")
+            canonical[gpu.name] = float(price)
+        return canonical
