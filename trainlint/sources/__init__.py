@@ -14,7 +14,10 @@ from trainlint.errors import SourceError
 from trainlint.job import ParseError
 from trainlint.sources.base import Document, Input, Source
 
-_HELPERS = {"base", "structured", "table", "normalize", "shell"}
+_HELPERS = {
+    "base", "structured", "table", "normalize", "shell", "shell_words", "shell_walk",
+    "shell_arith", "slurm", "launchers", "launcher_options", "redact",
+}  # fmt: skip
 
 
 @cache

@@ -1,0 +1,189 @@
+"""Launch scripts (bash): ``#SBATCH`` headers, exported environment, and the training launch.
+
+The script is read statically (``shell``): variables are substituted where the script states
+them, nothing is executed. Facts come from SLURM headers (GPUs, nodes, time limit, cost tags),
+from ``export``s and command-prefix assignments (``/env``, secrets redacted), and from the one
+command that launches training (``launchers``): its launcher options and the training script's
+HF-style flags (``--save_steps 10``), with references to the configs it names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import partial
+from typing import Any
+
+from trainlint.errors import SourceError
+from trainlint.job import Location
+from trainlint.sources import hf_trainer, launchers, shell, slurm
+from trainlint.sources.base import Document, Fact, Input, Reference, Role
+from trainlint.sources.launchers import Launch, location
+from trainlint.sources.redact import redact_text, redact_value
+from trainlint.sources.shell import Assignment, Script, Word
+from trainlint.sources.structured import MAX_BYTES, check_size
+
+name = "launch-script"
+role: Role = "entrypoint"
+
+_SUFFIXES = frozenset({"sh", "bash", "slurm", "sbatch"})
+_SHEBANG = re.compile(r"#!\s*(?:\S*/)?(?:env\s+(?:-\S+\s+)*)?(?:ba|z|k|da)?sh(?:\s|$)")
+_HINT = re.compile(
+    r"^#SBATCH|\b(?:torchrun|deepspeed|accelerate\s+launch|srun|mpirun|mpiexec|python[0-9.]*)\b",
+    re.MULTILINE,
+)
+
+
+def recognise(file: Input) -> float:
+    """0.9 for a shell script that launches something or has ``#SBATCH``, 0.4 for another."""
+    first_line = file.text[:256].split("\n", 1)[0]
+    if file.suffix not in _SUFFIXES and not _SHEBANG.match(first_line):
+        return 0.0
+    return 0.9 if _HINT.search(file.text[:MAX_BYTES]) else 0.4
+
+
+def parse(file: Input) -> Document:
+    """Facts of the headers, the environment and the best launch; SourceError only when no
+    statement at all could be read."""
+    check_size(file.text)
+    script = shell.parse_script(file.text)
+    headers = slurm.header_options(script.comments)
+    header_facts = slurm.resource_facts(headers, file.path)
+    environ: dict[str, str | None] = {}
+    prefixes: tuple[str, ...] = ()
+    if headers or _uses_srun(script):  # inside an allocation SLURM_* variables are set
+        environ, prefixes = slurm.environment(header_facts, headers), ("SLURM_",)
+        script = shell.parse_script(file.text, environ, prefixes)
+    if script.error and not (script.commands or script.assignments or headers):
+        raise SourceError("shell syntax error: no command could be read", *script.error)
+    inline = partial(shell.parse_inline, environ=environ, prefixes=prefixes)
+    found = [launchers.analyse(command, file.path, inline) for command in script.commands]
+    launch = launchers.best([launch for launch in found if launch is not None])
+    doc = Document(file.path, name, recognise(file), role)
+    facts = [*header_facts, *_env_facts(script, launch, file.path)]
+    if launch is not None:
+        facts += _launch_facts(launch, header_facts, script, file.path)
+        doc.references = _references(launch, file.path)
+    doc.facts = [_redacted(fact) for fact in facts]
+    return doc
+
+
+def _uses_srun(script: Script) -> bool:
+    return any(
+        (w.text or "").rsplit("/", 1)[-1] == "srun" for c in script.commands for w in c.words[:3]
+    )
+
+
+def _env_facts(script: Script, launch: Launch | None, file: str) -> list[Fact]:
+    """Exported variables (not those set only in an if/case branch) and the launch's prefix
+    assignments (``NCCL_DEBUG=INFO torchrun …``)."""
+    exported = [a for a in script.exports if not a.conditional]
+    assignments = [*exported, *(launch.env if launch is not None else [])]
+    return [_env_fact(a, file) for a in assignments if a.value is not None]
+
+
+def _env_fact(assignment: Assignment, file: str) -> Fact:
+    where = Location(file=file, line=assignment.line, column=assignment.column)
+    return Fact(f"/env/{assignment.name}", assignment.value, where)
+
+
+def _launch_facts(
+    launch: Launch, header_facts: Sequence[Fact], script: Script, file: str
+) -> list[Fact]:
+    command = launch.command
+    facts = [Fact("/launcher/kind", launch.kind, location(file, launch.launcher))]
+    if launch.entry is not None and launch.entry.text:
+        facts.append(Fact("/launcher/entrypoint", launch.entry.text, location(file, launch.entry)))
+    where = Location(file=file, line=command.line, column=command.column)
+    facts.append(Fact("/launcher/command", redact_text(command.text), where))
+    facts += launch.facts
+    declared = {fact.pointer for fact in header_facts}
+    facts += [fact for fact in launch.wrapper_facts if fact.pointer not in declared]
+    if not any(fact.pointer == "/resources/gpus_per_node" for fact in launch.facts):
+        facts += _visible_devices(launch, script, file)
+    return facts + program_facts(launch.program, file)[0]
+
+
+def _references(launch: Launch, file: str) -> list[Reference]:
+    found = [*launch.references, *program_facts(launch.program, file)[1]]
+    return [Reference(redact_text(r.path), r.location, r.role) for r in found]
+
+
+def _visible_devices(launch: Launch, script: Script, file: str) -> list[Fact]:
+    """``CUDA_VISIBLE_DEVICES=0,1 <launcher>`` without a process count: 2 GPUs per node."""
+    name_ = "CUDA_VISIBLE_DEVICES"
+    prefix = [a for a in launch.env if a.name == name_]
+    candidates = prefix or [a for a in script.exports if a.name == name_ and not a.conditional]
+    if not candidates or not candidates[-1].value:
+        return []
+    chosen = candidates[-1]
+    devices = [d.strip() for d in (chosen.value or "").split(",") if d.strip()]
+    if not devices or any(d.startswith("-") for d in devices):
+        return []
+    where = Location(file=file, line=chosen.line, column=chosen.column)
+    return [Fact("/resources/gpus_per_node", len(devices), where)]
+
+
+_CONFIG_FILE = re.compile(r"\.(?:ya?ml|json|toml)$", re.IGNORECASE)
+_REFERENCE_FLAGS: dict[str, Role] = {
+    "config": "config", "config_file": "config", "configs": "config",
+    "deepspeed": "deepspeed", "deepspeed_config": "deepspeed",
+}  # fmt: skip
+
+
+def program_facts(words: Sequence[Word], file: str) -> tuple[list[Fact], list[Reference]]:
+    """Facts and references of the training script's own arguments (HF-style flags)."""
+    facts: list[Fact] = []
+    references: list[Reference] = []
+    index = 0
+    while index < len(words):
+        word, text = words[index], words[index].text
+        index += 1
+        if text is None:
+            continue
+        where = location(file, word)
+        if text.startswith("--") and len(text) > 2:
+            flag, eq, attached = text.partition("=")
+            value: str | bool | None = attached if eq else True
+            if not eq and index < len(words) and not _is_option(words[index]):
+                value, index = words[index].text, index + 1
+            if value is None:
+                continue
+            facts += hf_trainer.cli_facts(flag, value, where)
+            references += _flag_reference(flag, value, where)
+        elif not text.startswith("-") and _CONFIG_FILE.search(text):
+            references.append(Reference(text, where, "config"))
+    return facts, references
+
+
+def _is_option(word: Word) -> bool:
+    text = word.text
+    return text is not None and text.startswith("-") and not re.fullmatch(r"-[\d.]+", text)
+
+
+def _flag_reference(flag: str, value: str | bool, where: Location) -> list[Reference]:
+    role_ = _REFERENCE_FLAGS.get(hf_trainer.cli_key(flag))
+    if role_ is None or not isinstance(value, str) or not value.strip() or value.startswith("{"):
+        return []
+    if role_ == "config" and not _CONFIG_FILE.search(value):
+        return []  # a built-in config name (torchtune, Hydra), not a file
+    reference = hf_trainer.cli_reference(flag, value, where)
+    return [reference or Reference(value.strip(), where, role_)]
+
+
+def _redacted(fact: Fact) -> Fact:
+    """Secret-named env/tag values and token-shaped text never leave the source."""
+    value = fact.value
+    if fact.pointer.startswith(("/env/", "/tags/")) and isinstance(value, str):
+        safe: Any = redact_value(fact.pointer.rsplit("/", 1)[-1], value)
+    else:
+        safe = _scrub(value)
+    return fact if safe == value else Fact(fact.pointer, safe, fact.location)
+
+
+def _scrub(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, list):
+        return [_scrub(item) for item in value]
+    return value

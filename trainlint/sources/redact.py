@@ -1,0 +1,73 @@
+"""Secret redaction for values taken from scripts and manifests (DESIGN §3: ``env``).
+
+A value is withheld when its *name* looks secret (``HF_TOKEN``, ``--wandb_api_key``) or the
+value itself is shaped like a credential (``hf_…``, ``sk-…``, ``ghp_…``, AWS key ids, long
+hex or base64 runs). Redacted values become the literal string ``"<redacted>"``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+REDACTED = "<redacted>"
+
+# "token" only as a whole word part: HF_TOKEN and --hub-token, not max_tokens or TOKENIZERS_*.
+_SECRET_NAME = re.compile(
+    r"(?<![a-z])token(?![a-z])|secret|passw(?:or)?d|passwd|api[_-]?key|access[_-]?key|private[_-]?key|credential",
+    re.IGNORECASE,
+)
+_PREFIXED = re.compile(
+    r"(?:hf_|sk-|sk_live_|ghp_|gho_|ghs_|ghu_|ghr_|github_pat_|glpat-|xox[abprs]-|AKIA|ASIA)"
+    r"[A-Za-z0-9_\-]{12,}"
+)
+_HEX = re.compile(r"[0-9a-fA-F]{32,}")
+_BASE64 = re.compile(r"[A-Za-z0-9+/_\-]{32,}={0,2}")
+_PIECE = re.compile(r"[^\s\"'=,;:@]+")
+_NAMED_VALUE = re.compile(
+    r"(?P<name>[\w.\-]*(?:(?<![a-z])token(?![a-z])|secret|passw(?:or)?d|passwd|api[_-]?key|access[_-]?key"
+    r"|private[_-]?key|credential)[\w.\-]*)(?P<sep>=|\s+)(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"']+)",
+    re.IGNORECASE,
+)
+
+
+def secret_name(name: str) -> bool:
+    """``HF_TOKEN``, ``WANDB_API_KEY``, ``--hub-token``: names whose values are secrets."""
+    return _SECRET_NAME.search(name) is not None
+
+
+def secret_value(value: str) -> bool:
+    """Whether a whole value is shaped like a credential."""
+    text = value.strip().strip("\"'")
+    if _PREFIXED.fullmatch(text) or _HEX.fullmatch(text):
+        return True
+    if "/" in text or not _BASE64.fullmatch(text):
+        return False
+    classes = (r"[a-z]", r"[A-Z]", r"[0-9]")
+    return all(re.search(c, text) for c in classes) and _entropy(text) >= 4.4
+
+
+def _entropy(text: str) -> float:
+    """Shannon entropy in bits per character: random tokens score ~4.6+, run names ~4.2."""
+    counts = Counter(text)
+    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
+
+
+def redact_value(name: str, value: str) -> str:
+    """``value`` unless the name or the value looks secret."""
+    return REDACTED if secret_name(name) or secret_value(value) else value
+
+
+def redact_text(text: str) -> str:
+    """A command line with the values of secret-named options/variables and token-shaped
+    pieces replaced by ``<redacted>``."""
+    text = _NAMED_VALUE.sub(_named, text)
+    return _PIECE.sub(lambda m: REDACTED if secret_value(m.group(0)) else m.group(0), text)
+
+
+def _named(match: re.Match[str]) -> str:
+    value = match.group("value")
+    if value.startswith("-") or value.startswith("$") or value == REDACTED:
+        return match.group(0)
+    return f"{match.group('name')}{match.group('sep')}{REDACTED}"
