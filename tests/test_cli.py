@@ -168,3 +168,8 @@ def test_crash_writes_a_report_and_exits_three(
     report = Path(result.output.rsplit("written to ", 1)[1].strip())
     assert "RuntimeError: boom" in report.read_text()
     report.unlink()
+
+
+def test_readme_sample_output_is_the_golden_output() -> None:
+    golden = (REPO / "tests" / "golden" / "check_examples.txt").read_text()
+    assert golden in (REPO / "README.md").read_text()

@@ -127,16 +127,14 @@ def build_job(documents: list[Document]) -> Job:
         "sources": [SourceFile(path=d.path, format=d.format, role=d.role) for d in documents],
         "parse_errors": errors,
     }
-    provenance: dict[str, Location] = {}
-    for index, error in enumerate(errors):
-        provenance[f"/parse_errors/{index}"] = Location(
-            file=error.file, line=error.line, column=error.column
-        )
     for fact in winners.values():
         _set(tree, fact.pointer, fact.value)
-        provenance[fact.pointer] = fact.location
-    job = _validate(tree, winners)
-    job.provenance = provenance | job.provenance
+    job = _validate(tree, winners)  # drops the facts it rejects from ``winners``
+    job.provenance = {pointer: fact.location for pointer, fact in winners.items()}
+    for index, error in enumerate(errors):
+        job.provenance[f"/parse_errors/{index}"] = Location(
+            file=error.file, line=error.line, column=error.column
+        )
     derive(job)
     return job
 

@@ -172,9 +172,14 @@ def show(paths: tuple[Path, ...], fmt: str) -> None:
 def rules() -> None:
     """List the rules of the builtin pack."""
     for rule in sorted(load_builtin_pack().rules, key=lambda r: r.id):
-        click.echo(
-            f"{rule.id}  {rule.slug:<26} {rule.severity:<8} {rule.description.splitlines()[0]}"
-        )
+        click.echo(f"{rule.id}  {rule.slug:<26} {rule.severity:<8} {first_sentence(rule.description)}")
+
+
+def first_sentence(text: str) -> str:
+    """A rule's one-line summary: the first sentence of its METADATA description."""
+    flat = " ".join(text.split())
+    end = flat.find(". ")
+    return flat if end < 0 else flat[: end + 1]
 
 
 def _split(values: tuple[str, ...]) -> list[str]:

@@ -1,0 +1,85 @@
+"""Grouping files into jobs, precedence of facts, and derived fields."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from trainlint.assemble import Workspace, assemble, build_job
+from trainlint.discover import discover
+from trainlint.job import Job, Location
+from trainlint.sources.base import Document, Fact
+
+SCRIPT = """\
+#!/bin/bash
+torchrun --nproc_per_node=4 train.py \\
+    --config configs/sft.yaml \\
+    --deepspeed configs/ds.json \\
+    --logging_steps 50
+"""
+SFT = "per_device_train_batch_size: 2\ngradient_accumulation_steps: 8\nlogging_steps: 1\nmax_steps: 100\n"
+DS = '{"train_micro_batch_size_per_gpu": 16, "zero_optimization": {"stage": 2}}'
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+def jobs_by_id(root: Path) -> dict[str, Job]:
+    return {job.id: job for job in assemble(discover([root]), Workspace(root=root))}
+
+
+def test_script_and_its_configs_are_one_job(in_tmp: Path) -> None:
+    write(in_tmp, {"scripts/run.sh": SCRIPT, "configs/sft.yaml": SFT, "configs/ds.json": DS})
+    jobs = jobs_by_id(Path("."))
+    assert list(jobs) == ["scripts/run.sh"]  # references resolve from the repo root too
+    job = jobs["scripts/run.sh"]
+    assert [(s.path, s.role) for s in job.sources] == [
+        ("scripts/run.sh", "entrypoint"),
+        ("configs/sft.yaml", "config"),
+        ("configs/ds.json", "deepspeed"),
+    ]
+    assert job.logging.every_steps == 50  # the command line beats the config...
+    assert job.provenance["/logging/every_steps"].file == "scripts/run.sh"
+    assert job.training.micro_batch_size == 2  # ...and the trainer config beats DeepSpeed
+    assert job.provenance["/training/micro_batch_size"].file == "configs/sft.yaml"
+    assert job.training.parallelism.zero_stage == 2
+
+
+def test_derived_fields_point_at_their_inputs(in_tmp: Path) -> None:
+    write(in_tmp, {"run.sh": SCRIPT, "configs/sft.yaml": SFT, "configs/ds.json": DS})
+    job = jobs_by_id(Path("."))["run.sh"]
+    assert (job.resources.world_size, job.training.global_batch_size) == (4, 2 * 8 * 4)
+    assert job.training.total_steps == 100
+    assert job.provenance["/resources/world_size"] == job.provenance["/resources/gpus_per_node"]
+    assert job.provenance["/training/global_batch_size"].file == "configs/sft.yaml"
+
+
+def test_unreferenced_configs_are_jobs_of_their_own(in_tmp: Path) -> None:
+    write(in_tmp, {"run.sh": SCRIPT, "configs/sft.yaml": SFT, "configs/ds.json": DS, "other.yaml": SFT})
+    assert sorted(jobs_by_id(Path("."))) == ["other.yaml", "run.sh"]
+
+
+def test_a_config_shared_by_two_scripts_belongs_to_both(in_tmp: Path) -> None:
+    write(in_tmp, {"a.sh": SCRIPT, "b.sh": SCRIPT, "configs/sft.yaml": SFT, "configs/ds.json": DS})
+    jobs = jobs_by_id(Path("."))
+    assert sorted(jobs) == ["a.sh", "b.sh"]
+    assert all(job.training.micro_batch_size == 2 for job in jobs.values())
+
+
+def test_self_reference_and_missing_files_do_not_loop_or_fail(in_tmp: Path) -> None:
+    write(in_tmp, {"cfg.yaml": "save_steps: 5\ndeepspeed: cfg.yaml\n", "run.sh": SCRIPT})
+    jobs = jobs_by_id(Path("."))
+    assert jobs["cfg.yaml"].checkpoint.every_steps == 5
+    assert [s.path for s in jobs["run.sh"].sources] == ["run.sh"]  # its configs do not exist
+
+
+def test_a_fact_the_model_rejects_is_dropped_not_fatal() -> None:
+    here = Location(file="cfg.yaml", line=1, column=1)
+    doc = Document("cfg.yaml", "hf-trainer", 1.0, facts=[
+        Fact("/training/seed", "not a number", here), Fact("/checkpoint/every_steps", 5.0, here),
+    ])  # fmt: skip
+    job = build_job([doc])
+    assert (job.training.seed, job.checkpoint.every_steps) == (None, 5.0)
+    assert "/training/seed" not in job.provenance
