@@ -16,7 +16,12 @@ torchrun --nproc_per_node=4 train.py \\
     --deepspeed configs/ds.json \\
     --logging_steps 50
 """
-SFT = "per_device_train_batch_size: 2\ngradient_accumulation_steps: 8\nlogging_steps: 1\nmax_steps: 100\n"
+SFT = """\
+per_device_train_batch_size: 2
+gradient_accumulation_steps: 8
+logging_steps: 1
+max_steps: 100
+"""
 DS = '{"train_micro_batch_size_per_gpu": 16, "zero_optimization": {"stage": 2}}'
 
 
@@ -57,7 +62,8 @@ def test_derived_fields_point_at_their_inputs(in_tmp: Path) -> None:
 
 
 def test_unreferenced_configs_are_jobs_of_their_own(in_tmp: Path) -> None:
-    write(in_tmp, {"run.sh": SCRIPT, "configs/sft.yaml": SFT, "configs/ds.json": DS, "other.yaml": SFT})
+    files = {"run.sh": SCRIPT, "configs/sft.yaml": SFT, "configs/ds.json": DS, "other.yaml": SFT}
+    write(in_tmp, files)
     assert sorted(jobs_by_id(Path("."))) == ["other.yaml", "run.sh"]
 
 

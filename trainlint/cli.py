@@ -172,7 +172,8 @@ def show(paths: tuple[Path, ...], fmt: str) -> None:
 def rules() -> None:
     """List the rules of the builtin pack."""
     for rule in sorted(load_builtin_pack().rules, key=lambda r: r.id):
-        click.echo(f"{rule.id}  {rule.slug:<26} {rule.severity:<8} {first_sentence(rule.description)}")
+        summary = first_sentence(rule.description)
+        click.echo(f"{rule.id}  {rule.slug:<26} {rule.severity:<8} {summary}")
 
 
 def first_sentence(text: str) -> str:
