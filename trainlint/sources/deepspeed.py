@@ -17,18 +17,9 @@ name = "deepspeed"
 role: Role = "deepspeed"
 
 
-def _positive_int(value: Any) -> int | None:
-    number = n.to_int(value)
-    return number if number is not None and number > 0 else None
-
-
 def _offloaded(value: Any) -> bool | None:
     device = n.to_str(value)
     return None if device is None else device.lower() in {"cpu", "nvme"}
-
-
-def _if_true(result: Any) -> Any:
-    return lambda value: result if n.to_bool(value) is True else None
 
 
 def _always(result: Any) -> Any:
@@ -42,9 +33,9 @@ def _stage(value: Any) -> int | None:
 
 TABLE: dict[Path, list[Rule]] = {
     (): [Rule("/training/parallelism/strategy", _always("deepspeed"))],
-    ("train_micro_batch_size_per_gpu",): [Rule("/training/micro_batch_size", _positive_int)],
-    ("gradient_accumulation_steps",): [Rule("/training/grad_accum_steps", _positive_int)],
-    ("train_batch_size",): [Rule("/training/global_batch_size", _positive_int)],
+    ("train_micro_batch_size_per_gpu",): [Rule("/training/micro_batch_size", n.positive_int)],
+    ("gradient_accumulation_steps",): [Rule("/training/grad_accum_steps", n.positive_int)],
+    ("train_batch_size",): [Rule("/training/global_batch_size", n.positive_int)],
     ("zero_optimization", "stage"): [Rule("/training/parallelism/zero_stage", _stage)],
     ("zero_optimization", "offload_optimizer", "device"): [
         Rule("/training/parallelism/offload_optimizer", _offloaded)
@@ -52,17 +43,17 @@ TABLE: dict[Path, list[Rule]] = {
     ("zero_optimization", "offload_param", "device"): [
         Rule("/training/parallelism/offload_params", _offloaded)
     ],
-    ("fp16", "enabled"): [Rule("/training/precision", _if_true("fp16"))],
-    ("bf16", "enabled"): [Rule("/training/precision", _if_true("bf16"))],
+    ("fp16", "enabled"): [Rule("/training/precision", n.when_true("fp16"))],
+    ("bf16", "enabled"): [Rule("/training/precision", n.when_true("bf16"))],
     ("optimizer", "type"): [Rule("/training/optimizer/name", n.to_str)],
-    ("steps_per_print",): [Rule("/logging/every_steps", _positive_int)],
+    ("steps_per_print",): [Rule("/logging/every_steps", n.positive_int)],
     ("flops_profiler", "enabled"): [
         Rule("/logging/profiler/enabled", n.to_bool),
-        Rule("/logging/profiler/scheduled", _if_true(True)),  # profiles one step only
+        Rule("/logging/profiler/scheduled", n.when_true(True)),  # profiles one step only
     ],
     ("wall_clock_breakdown",): [
-        Rule("/logging/profiler/enabled", _if_true(True)),
-        Rule("/logging/profiler/scheduled", _if_true(False)),  # times every step
+        Rule("/logging/profiler/enabled", n.when_true(True)),
+        Rule("/logging/profiler/scheduled", n.when_true(False)),  # times every step
     ],
 }
 

@@ -18,20 +18,6 @@ name = "hf-trainer"
 role: Role = "config"
 
 
-def _positive_int(value: Any) -> int | None:
-    number = n.to_int(value)
-    return number if number is not None and number > 0 else None
-
-
-def _positive_float(value: Any) -> float | None:
-    number = n.to_float(value)
-    return number if number is not None and number > 0 else None
-
-
-def _if_true(result: str | int) -> Any:
-    return lambda value: result if n.to_bool(value) else None
-
-
 def _strategy(value: Any) -> str | None:
     text = n.to_str(value)
     return text.strip().lower() if text else None
@@ -51,12 +37,12 @@ def _strategy_if_set(kind: str) -> Any:
 
 
 KEYS: dict[str, list[Rule]] = {
-    "per_device_train_batch_size": [Rule("/training/micro_batch_size", _positive_int)],
-    "gradient_accumulation_steps": [Rule("/training/grad_accum_steps", _positive_int)],
-    "max_steps": [Rule("/training/max_steps", _positive_int)],
-    "num_train_epochs": [Rule("/training/epochs", _positive_float)],
-    "bf16": [Rule("/training/precision", _if_true("bf16"))],
-    "fp16": [Rule("/training/precision", _if_true("fp16"))],
+    "per_device_train_batch_size": [Rule("/training/micro_batch_size", n.positive_int)],
+    "gradient_accumulation_steps": [Rule("/training/grad_accum_steps", n.positive_int)],
+    "max_steps": [Rule("/training/max_steps", n.positive_int)],
+    "num_train_epochs": [Rule("/training/epochs", n.positive_float)],
+    "bf16": [Rule("/training/precision", n.when_true("bf16"))],
+    "fp16": [Rule("/training/precision", n.when_true("fp16"))],
     "optim": [Rule("/training/optimizer/name", n.to_str)],
     "gradient_checkpointing": [Rule("/training/activation_checkpointing", n.to_bool)],
     "torch_compile": [Rule("/training/compile", n.to_bool)],
@@ -64,13 +50,13 @@ KEYS: dict[str, list[Rule]] = {
     "deepspeed": [Rule("/training/parallelism/strategy", _strategy_if_set("deepspeed"))],
     "fsdp": [Rule("/training/parallelism/strategy", _strategy_if_set("fsdp"))],
     "save_strategy": [Rule("/checkpoint/strategy", _strategy)],
-    "save_steps": [Rule("/checkpoint/every_steps", _positive_float)],
-    "save_total_limit": [Rule("/checkpoint/keep_last", _positive_int)],
+    "save_steps": [Rule("/checkpoint/every_steps", n.positive_float)],
+    "save_total_limit": [Rule("/checkpoint/keep_last", n.positive_int)],
     "save_only_model": [Rule("/checkpoint/save_optimizer", _not)],
     "eval_strategy": [Rule("/eval/strategy", _strategy)],
     "evaluation_strategy": [Rule("/eval/strategy", _strategy)],
-    "eval_steps": [Rule("/eval/every_steps", _positive_float)],
-    "logging_steps": [Rule("/logging/every_steps", _positive_float)],
+    "eval_steps": [Rule("/eval/every_steps", n.positive_float)],
+    "logging_steps": [Rule("/logging/every_steps", n.positive_float)],
     "log_level": [Rule("/logging/level", _strategy)],
     "report_to": [Rule("/logging/reporters", n.string_list)],
     "dataloader_num_workers": [Rule("/data/num_workers", n.to_int)],
@@ -78,13 +64,13 @@ KEYS: dict[str, list[Rule]] = {
     "dataloader_prefetch_factor": [Rule("/data/prefetch_factor", n.to_int)],
     "dataloader_persistent_workers": [Rule("/data/persistent_workers", n.to_bool)],
     "model_name_or_path": [Rule("/model/name", n.to_str)],
-    "max_seq_length": [Rule("/model/seq_len", _positive_int)],
-    "max_length": [Rule("/model/seq_len", _positive_int)],
-    "model_max_length": [Rule("/model/seq_len", _positive_int)],
+    "max_seq_length": [Rule("/model/seq_len", n.positive_int)],
+    "max_length": [Rule("/model/seq_len", n.positive_int)],
+    "model_max_length": [Rule("/model/seq_len", n.positive_int)],
     "use_peft": [Rule("/model/peft/method", _peft)],
-    "lora_r": [Rule("/model/peft/rank", _positive_int)],
-    "load_in_4bit": [Rule("/model/quantization_bits", _if_true(4))],
-    "load_in_8bit": [Rule("/model/quantization_bits", _if_true(8))],
+    "lora_r": [Rule("/model/peft/rank", n.positive_int)],
+    "load_in_4bit": [Rule("/model/quantization_bits", n.when_true(4))],
+    "load_in_8bit": [Rule("/model/quantization_bits", n.when_true(8))],
     "run_name": [Rule("/name", n.to_str)],
 }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 _PRECISIONS = {
@@ -44,6 +45,22 @@ def to_float(value: Any) -> float | None:
         return float(str(value).replace("_", ""))
     except ValueError:
         return None
+
+
+def positive_int(value: Any) -> int | None:
+    """Counts and intervals: HF's ``max_steps: -1`` and ``0`` mean "not set"."""
+    number = to_int(value)
+    return number if number is not None and number > 0 else None
+
+
+def positive_float(value: Any) -> float | None:
+    number = to_float(value)
+    return number if number is not None and number > 0 else None
+
+
+def when_true(result: Any) -> Callable[[Any], Any]:
+    """A converter giving ``result`` for a true flag (``bf16: true`` → ``"bf16"``), else unknown."""
+    return lambda value: result if to_bool(value) is True else None
 
 
 def to_str(value: Any) -> str | None:
