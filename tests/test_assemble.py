@@ -89,3 +89,40 @@ def test_a_fact_the_model_rejects_is_dropped_not_fatal() -> None:
     job = build_job([doc])
     assert (job.training.seed, job.checkpoint.every_steps) == (None, 5.0)
     assert "/training/seed" not in job.provenance
+
+
+def test_a_config_follows_its_own_references(in_tmp: Path) -> None:
+    write(in_tmp, {"sft.yaml": "save_steps: 10\ndeepspeed: ds.json\n", "ds.json": DS})
+    jobs = jobs_by_id(Path("."))
+    assert list(jobs) == ["sft.yaml"]  # ds.json is part of it, not a job of its own
+    assert jobs["sft.yaml"].training.parallelism.zero_stage == 2
+
+
+def test_a_wrapper_and_the_script_it_runs_are_one_job(in_tmp: Path) -> None:
+    wrapper = '#!/bin/bash\n#SBATCH --gres=gpu:8\n#SBATCH --comment="team=a"\nsrun bash run.sh\n'
+    inner = "#!/bin/bash\ntorchrun --nproc_per_node 8 train.py --save_steps 5\n"
+    write(in_tmp, {"submit.slurm": wrapper, "run.sh": inner})
+    jobs = jobs_by_id(Path("."))
+    assert list(jobs) == ["submit.slurm"]
+    job = jobs["submit.slurm"]
+    assert (job.tags, job.launcher.kind, job.checkpoint.every_steps) == (
+        {"team": "a"},
+        "torchrun",
+        5,
+    )
+
+
+def test_an_unrecognised_referenced_file_is_still_a_source(in_tmp: Path) -> None:
+    script = "#!/bin/bash\naccelerate launch --config_file acc.yaml train.py --save_steps 5\n"
+    write(in_tmp, {"run.sh": script, "acc.yaml": "compute_environment: LOCAL_MACHINE\n"})
+    job = jobs_by_id(Path("."))["run.sh"]
+    assert [(s.path, s.format) for s in job.sources] == [
+        ("run.sh", "launch-script"),
+        ("acc.yaml", "unrecognised"),
+    ]
+
+
+def test_the_same_file_named_twice_is_read_once(in_tmp: Path) -> None:
+    write(in_tmp, {"cfg.yaml": "save_steps: 5\n"})
+    files = discover([Path("."), Path("cfg.yaml"), in_tmp.resolve()])
+    assert len(assemble(files, Workspace())) == 1

@@ -8,6 +8,8 @@ JSON), and ``provenance`` keeps the location of the fact that won.
 from __future__ import annotations
 
 import os
+import stat
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,13 +24,11 @@ from trainlint.sources.structured import MAX_BYTES
 
 
 def display(path: Path) -> str:
-    """Paths as users see them: relative to the current directory when inside it."""
-    resolved, cwd = path.resolve(), Path.cwd().resolve()
-    return (
-        resolved.relative_to(cwd).as_posix()
-        if resolved.is_relative_to(cwd)
-        else resolved.as_posix()
-    )
+    """Paths as users see them: relative to the current directory, symlinks kept as named."""
+    try:
+        return Path(os.path.relpath(os.path.abspath(path))).as_posix()
+    except ValueError:  # another drive (Windows)
+        return Path(os.path.abspath(path)).as_posix()
 
 
 @dataclass
@@ -48,68 +48,79 @@ class Workspace:
         """A referenced path as written, tried from the referrer's folder up to the root."""
         candidate = Path(os.path.expanduser(written))
         if candidate.is_absolute():
-            return candidate if candidate.is_file() else None
+            return candidate if _regular_file(candidate) else None
         for base in [referrer.parent, *referrer.parent.parents]:
-            if (base / candidate).is_file():
+            if _regular_file(base / candidate):
                 return base / candidate
             if base.resolve() == self.root.resolve():
                 break
         cwd_candidate = self.root / candidate
-        return cwd_candidate if cwd_candidate.is_file() else None
+        return cwd_candidate if _regular_file(cwd_candidate) else None
+
+
+def _regular_file(path: Path) -> bool:
+    """Only regular files are read: a FIFO or device named ``x.yaml`` would block forever."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False
 
 
 def read_file(path: Path) -> Document | None:
-    """One file as a Document; unreadable, oversized or non-UTF-8 files become TL901 errors."""
+    """One file as a Document, or None when no format claims it.
+
+    A file that cannot be read is a TL901 error. Text that is not UTF-8 is decoded with
+    replacement characters, so a dataset or a binary blob that happens to carry a config
+    suffix is simply not claimed, while a config with a stray byte is still read.
+    """
     shown = display(path)
     try:
+        if not _regular_file(path):
+            return broken(shown, "not a regular file")
         if path.stat().st_size > MAX_BYTES:
-            return broken(shown, f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB")
+            return None  # datasets and checkpoints; no training config is this large
         raw = path.read_bytes()
     except OSError as exc:
         return broken(shown, f"cannot read file: {exc.strerror or exc}")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        return broken(shown, "file is not valid UTF-8", line)
-    return read_document(Input(shown, text))
+    return read_document(Input(shown, raw.decode("utf-8-sig", errors="replace")))
 
 
 def assemble(paths: Iterable[Path], workspace: Workspace | None = None) -> list[Job]:
-    """Jobs from the candidate files: every entry point with its references, then orphans."""
+    """One job per file that nothing else references (an entry point or a lone config),
+    holding everything it references; files only reachable through a cycle root their own."""
     space = workspace or Workspace()
-    loaded = [(path, doc) for path in paths if (doc := space.load(path)) is not None]
-    members: dict[Path, list[tuple[Path, Document]]] = {}
-    referenced: set[Path] = set()
-    for path, doc in loaded:
-        if doc.role == "entrypoint":
-            members[path] = _closure(path, doc, space)
-            referenced.update(p.resolve() for p, _ in members[path][1:])
-    for path, doc in loaded:
-        if doc.role != "entrypoint" and path.resolve() not in referenced:
-            members[path] = [(path, doc)]
-    return [build_job([doc for _, doc in group]) for group in members.values()]
+    loaded: dict[Path, tuple[Path, Document]] = {}
+    for path in paths:
+        doc = space.load(path)
+        if doc is not None:
+            loaded.setdefault(path.resolve(), (path, doc))
+    closures = {key: _closure(path, doc, space) for key, (path, doc) in loaded.items()}
+    referenced = {p.resolve() for group in closures.values() for p, _ in group[1:]}
+    roots = [key for key in loaded if key not in referenced]
+    covered = {p.resolve() for key in roots for p, _ in closures[key]}
+    roots += [key for key in loaded if key not in covered]
+    return [build_job([doc for _, doc in closures[key]]) for key in roots]
 
 
 def _closure(path: Path, doc: Document, space: Workspace) -> list[tuple[Path, Document]]:
-    """The entry document and everything it references, depth first, each file once."""
+    """The document and everything it references, breadth first, each file once.
+
+    A referenced file no format recognises (e.g. an accelerate config, until a source reads
+    it) still belongs to the job, so it shows in the job's sources.
+    """
     seen = {path.resolve()}
     order = [(path, doc)]
-    stack = [(path, doc)]
-    while stack:
-        current_path, current = stack.pop()
+    queue = deque(order)
+    while queue:
+        current_path, current = queue.popleft()
         for reference in current.references:
             target = space.resolve_reference(reference.path, current_path)
             if target is None or target.resolve() in seen:
                 continue
-            child = space.load(target)
-            if child is None:
-                continue
-            if child.role == "unknown" and not child.errors:
-                continue
             seen.add(target.resolve())
+            child = space.load(target) or Document(display(target), "unrecognised", 0.0, "unknown")
             order.append((target, child))
-            stack.append((target, child))
+            queue.append((target, child))
     return order
 
 

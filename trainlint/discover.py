@@ -30,14 +30,16 @@ EXCLUDED_NAMES = frozenset({
 
 
 def discover(paths: Iterable[Path]) -> list[Path]:
-    """Candidate files, sorted and unique. Files named explicitly are always candidates."""
-    found: set[Path] = set()
+    """Candidate files, sorted, each file once however it was named (``a`` and ``$PWD/a``).
+
+    Files named explicitly are always candidates.
+    """
+    found: dict[Path, Path] = {}
     for path in paths:
-        if path.is_file():
-            found.add(path)
-        elif path.is_dir():
-            found.update(_walk(path))
-    return sorted(found)
+        candidates = [path] if path.is_file() else _walk(path) if path.is_dir() else []
+        for candidate in candidates:
+            found.setdefault(candidate.resolve(), candidate)
+    return sorted(found.values())
 
 
 def _walk(root: Path) -> Iterator[Path]:
@@ -56,11 +58,23 @@ def _walk(root: Path) -> Iterator[Path]:
 
 
 def _gitignore(root: Path) -> pathspec.GitIgnoreSpec | None:
-    """The root's .gitignore (nested ones are rare in training repos and not read yet)."""
+    """The root's .gitignore (nested ones are rare in training repos and not read yet).
+
+    A line git would reject is skipped rather than failing the run.
+    """
     file = root / ".gitignore"
     if not file.is_file():
         return None
-    return pathspec.GitIgnoreSpec.from_lines(file.read_text(errors="replace").splitlines())
+    valid = [line for line in file.read_text(errors="replace").splitlines() if _valid_pattern(line)]
+    return pathspec.GitIgnoreSpec.from_lines(valid)
+
+
+def _valid_pattern(line: str) -> bool:
+    try:
+        pathspec.GitIgnoreSpec.from_lines([line])
+    except (ValueError, TypeError):
+        return False
+    return True
 
 
 def _ignored(spec: pathspec.GitIgnoreSpec | None, root: Path, path: Path, is_dir: bool) -> bool:
@@ -71,7 +85,7 @@ def _ignored(spec: pathspec.GitIgnoreSpec | None, root: Path, path: Path, is_dir
 
 
 def _is_candidate(path: Path) -> bool:
-    if path.name in EXCLUDED_NAMES:
+    if path.name in EXCLUDED_NAMES or not path.is_file():  # is_file: regular files only
         return False
     if path.suffix.lower() in CANDIDATE_SUFFIXES:
         return True

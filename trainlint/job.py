@@ -132,6 +132,7 @@ class Profiler(Model):
 
 
 class Logging(Model):
+    strategy: str | None = None  # steps, epoch, no (HF logging_strategy)
     every_steps: float | None = None
     level: str | None = None
     reporters: list[str] = Field(default_factory=list)

@@ -39,7 +39,13 @@ _applies if {
 	_every >= 1
 	_every <= params.max_every_steps
 	_long_or_unknown
+	_logs_by_steps
 }
+
+# HF logging_strategy "epoch" or "no" makes logging_steps irrelevant.
+_logs_by_steps if is_null(object.get(input.logging, "strategy", null))
+
+_logs_by_steps if input.logging.strategy == "steps"
 
 _every := input.logging.every_steps
 

@@ -64,3 +64,15 @@ test_interval_limit_comes_from_params if {
 	some f in findings with input as job with data.trainlint.params.log_every_step.max_every_steps as 5
 	startswith(f.message, "logging every 5 steps over 100,000 steps")
 }
+
+test_epoch_or_no_logging_strategy_is_silent if {
+	every_step := object.union(_job, {"logging": {"every_steps": 1, "strategy": "epoch"}})
+	count(findings) == 0 with input as every_step
+	never := object.union(_job, {"logging": {"every_steps": 1, "strategy": "no"}})
+	count(findings) == 0 with input as never
+}
+
+test_steps_logging_strategy_fires if {
+	job := object.union(_job, {"logging": {"every_steps": 1, "strategy": "steps"}})
+	count(findings) == 1 with input as job
+}

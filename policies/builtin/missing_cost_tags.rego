@@ -3,8 +3,9 @@
 # description: |
 #   A job that launches GPUs without the organisation's cost tags (by default team and
 #   project) cannot be attributed in the GPU bill, so nobody owns its spend. Fires once per
-#   launching job (launcher.kind is known) and lists every required tag that is absent or
-#   empty. Tag keys are compared after the job model's normalisation (lower case, '-' -> '_').
+#   launching job that shows it uses GPUs (a distributed launcher from gpu_launchers, or a
+#   known GPU model or count; a plain `python setup.py` is not a GPU job) and lists every
+#   required tag that is absent or empty. Tag keys are compared after the job model's normalisation (lower case, '-' -> '_').
 # custom:
 #   id: TL401
 #   severity: warning
@@ -23,6 +24,7 @@ params := data.trainlint.params.missing_cost_tags
 
 findings contains finding if {
 	is_string(input.launcher.kind)
+	_uses_gpus
 	count(_missing) > 0
 	finding := {
 		"message": concat("", [
@@ -40,6 +42,14 @@ _tagged(tag) if {
 	is_string(value)
 	trim_space(value) != ""
 }
+
+_uses_gpus if input.launcher.kind in params.gpu_launchers
+
+_uses_gpus if is_number(input.resources.gpus_per_node)
+
+_uses_gpus if is_number(input.resources.world_size)
+
+_uses_gpus if is_string(input.resources.gpu.model)
 
 _noun := "tag" if count(_missing) == 1
 else := "tags"

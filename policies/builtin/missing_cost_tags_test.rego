@@ -33,7 +33,17 @@ test_quiet_on_an_empty_job if {
 }
 
 test_required_tags_come_from_params if {
-	job := {"launcher": {"kind": "srun"}, "tags": {"team": "ml", "project": "llm"}}
+	job := {"launcher": {"kind": "srun"}, "resources": {"gpus_per_node": 8}, "tags": {"team": "ml", "project": "llm"}}
 	some f in findings with input as job with data.trainlint.params.missing_cost_tags.required_tags as ["cost_center"]
 	startswith(f.message, "missing cost tag: cost_center;")
+}
+
+test_quiet_when_nothing_says_the_job_uses_gpus if {
+	job := {"launcher": {"kind": "python"}, "resources": {"gpu": {"model": null}, "gpus_per_node": null}, "tags": {}}
+	count(findings) == 0 with input as job
+}
+
+test_plain_python_on_a_known_gpu_fires if {
+	job := {"launcher": {"kind": "python"}, "resources": {"gpu": {"model": "A100-80GB"}}, "tags": {}}
+	count(findings) == 1 with input as job
 }

@@ -301,7 +301,7 @@ def test_token_counts_are_not_secret(name: str) -> None:
         ("#SBATCH --gpus-per-task=2 --ntasks=8 --nodes=2",
          {"/resources/gpus_per_node": 8, "/resources/nodes": 2}),
         ("#SBATCH --gpus=16 -N 2", {"/resources/gpus_per_node": 8, "/resources/nodes": 2}),
-        ("#SBATCH --gpus=16", {}),
+        ("#SBATCH --gpus=16", {"/resources/gpus_per_node": 16}),  # one node unless -N
         ("#SBATCH -N=3", {"/resources/nodes": 3}),
         ("#SBATCH -N2", {"/resources/nodes": 2}),
         ("#SBATCH --nodes=2-4", {"/resources/nodes": 4}),
@@ -349,11 +349,12 @@ def test_slurm_time_formats(text: str, seconds: float | None) -> None:
 
 def test_sbatch_headers_after_commands_and_in_heredocs() -> None:
     text = (
-        "#!/bin/bash\nset -e\n#SBATCH --nodes=3\n"
+        "#!/bin/bash\n#SBATCH --nodes=2\nset -e\n#SBATCH --nodes=3\n"
         "sbatch <<EOF\n#SBATCH --nodes=9\nsrun python x.py\nEOF\n"
     )
     doc = read("job.sh", text)
-    assert [f.value for f in doc.facts if f.pointer == "/resources/nodes"] == [3]
+    # sbatch stops reading directives at the first command; heredoc bodies are not headers
+    assert [f.value for f in doc.facts if f.pointer == "/resources/nodes"] == [2]
 
 
 def test_slurm_variables_follow_the_headers() -> None:
@@ -577,8 +578,30 @@ def test_a_ten_thousand_line_script() -> None:
     )
     doc = read("big.sh", body)
     assert fact(doc, "/launcher/entrypoint") == "t0.py"
-    assert len([f for f in doc.facts if f.pointer.startswith("/env/")]) == 2500
+    # the environment is the one the chosen (first) launch sees: only V0 is exported before it
+    assert [f.pointer for f in doc.facts if f.pointer.startswith("/env/")] == ["/env/V0"]
+    assert len(doc.references) == 0 and fact(doc, "/checkpoint/every_steps") == 1.0
     check_locations(doc, body)
+
+
+def test_the_environment_is_the_one_the_launch_sees() -> None:
+    text = (
+        "export NCCL_DEBUG=INFO\nexport OMP_NUM_THREADS=4\nunset NCCL_DEBUG\n"
+        "export TORCH_DISTRIBUTED_DEBUG=DETAIL\n"
+        "torchrun --nproc_per_node 8 train.py\nexport CUDA_LAUNCH_BLOCKING=1\n"
+    )
+    doc = read("run.sh", text)
+    env = {f.pointer: f.value for f in doc.facts if f.pointer.startswith("/env/")}
+    assert env == {"/env/OMP_NUM_THREADS": "4", "/env/TORCH_DISTRIBUTED_DEBUG": "DETAIL"}
+
+
+def test_scripts_run_by_the_script_are_references() -> None:
+    text = "#SBATCH --nodes=1\nsrun --ntasks=1 bash scripts/run.sh --fast\nsbatch next.slurm\n"
+    doc = read("submit.slurm", text)
+    assert [(r.path, r.role, r.location.line) for r in doc.references] == [
+        ("scripts/run.sh", "entrypoint", 2),
+        ("next.slurm", "entrypoint", 3),
+    ]
 
 
 def test_an_unreadable_script_is_a_source_error_at_its_first_error() -> None:
@@ -636,3 +659,15 @@ def test_plausible_token_soup_never_crashes(text: str) -> None:
 @given(st.text(max_size=400))
 def test_arbitrary_text_never_crashes(text: str) -> None:
     test_adversarial_inputs_only_ever_raise_source_errors(text)
+
+
+def test_url_passwords_and_key_names_are_redacted() -> None:
+    text = (
+        '#SBATCH --comment="wandb_key=abc123def team=x"\n'
+        "export DB=postgres://user:pa55w0rd@host/db\n"
+        "torchrun --nproc_per_node 2 train.py --db_url postgres://user:pa55w0rd@host/db\n"
+    )
+    doc = read("run.sh", text)
+    assert "pa55w0rd" not in repr(doc) and "abc123def" not in repr(doc)
+    assert fact(doc, "/env/DB") == "postgres://user:<redacted>@host/db"
+    assert fact(doc, "/tags/team") == "x"

@@ -18,7 +18,8 @@ def render(report: Report) -> str:
 def format_finding(finding: Finding) -> str:
     cost = format_waste(finding.waste)
     where = f"{finding.file}:{finding.line}:{finding.column}"
-    return f"{where}: {finding.rule} [{finding.severity}] {finding.message}{cost}"
+    message = " ".join(finding.message.split())  # one line per finding, whatever the rule wrote
+    return f"{where}: {finding.rule} [{finding.severity}] {message}{cost}"
 
 
 def format_waste(waste: Waste | None) -> str:
@@ -27,9 +28,9 @@ def format_waste(waste: Waste | None) -> str:
     parts = []
     if waste.gpu_hours is not None and round(waste.gpu_hours, 1) > 0:
         parts.append(f"~{_amount(waste.gpu_hours)} GPU-h")
-    if waste.usd is not None:
+    if waste.usd is not None and round(waste.usd, 1) > 0:
         parts.append(f"~${_amount(waste.usd)}")
-    return f" ({', '.join(parts)} per run)"
+    return f" ({', '.join(parts)} per run)" if parts else ""
 
 
 def _amount(value: float) -> str:

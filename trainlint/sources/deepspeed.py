@@ -67,12 +67,19 @@ _LIKELY = {"train_batch_size", "steps_per_print", "wall_clock_breakdown", "flops
 
 
 def recognise(file: Input) -> float:
+    """ZeRO or per-GPU micro-batch keys are DeepSpeed's own; otherwise two of its usual keys,
+    more surely when ``fp16``/``bf16``/``optimizer`` are blocks, as only DeepSpeed writes them."""
     if file.suffix != "json":
         return 0.0
-    keys = set(file.mapping)
-    if keys & _DISTINCTIVE:
+    data = file.mapping
+    if set(data) & _DISTINCTIVE:
         return 0.95
-    return 0.6 if len(keys & _LIKELY) >= 2 else 0.0
+    if len(set(data) & _LIKELY) < 2:
+        return 0.0
+    blocks = [
+        key for key in ("fp16", "bf16", "optimizer", "scheduler") if isinstance(data.get(key), dict)
+    ]
+    return 0.8 if blocks else 0.6
 
 
 def parse(file: Input) -> Document:

@@ -57,6 +57,7 @@ KEYS: dict[str, list[Rule]] = {
     "evaluation_strategy": [Rule("/eval/strategy", _strategy)],
     "eval_steps": [Rule("/eval/every_steps", n.positive_float)],
     "logging_steps": [Rule("/logging/every_steps", n.positive_float)],
+    "logging_strategy": [Rule("/logging/strategy", _strategy)],
     "log_level": [Rule("/logging/level", _strategy)],
     "report_to": [Rule("/logging/reporters", n.string_list)],
     "dataloader_num_workers": [Rule("/data/num_workers", n.to_int)],
@@ -77,19 +78,22 @@ KEYS: dict[str, list[Rule]] = {
 # Keys whose string value names another file of the same job.
 REFERENCE_KEYS: dict[str, Role] = {"deepspeed": "deepspeed"}
 
-# Keys specific enough that one of them marks a file as TrainingArguments.
+# Keys only TrainingArguments (and recipes built on it) use: one of them marks the format;
+# generic keys (output_dir, learning_rate, ...) add confidence but never claim a file alone.
 _DISTINCTIVE = {
-    "per_device_train_batch_size", "gradient_accumulation_steps", "save_steps", "logging_steps",
-    "save_strategy", "num_train_epochs", "eval_strategy", "evaluation_strategy", "output_dir",
-    "learning_rate", "lr_scheduler_type", "save_total_limit", "warmup_ratio", "optim",
+    "per_device_train_batch_size", "save_steps", "logging_steps", "save_strategy",
+    "eval_strategy", "evaluation_strategy", "save_total_limit", "lr_scheduler_type",
+    "warmup_ratio", "optim", "logging_strategy", "per_device_eval_batch_size",
 }  # fmt: skip
+_GENERIC = {"output_dir", "learning_rate", "num_train_epochs", "gradient_accumulation_steps"}
 
 
 def recognise(file: Input) -> float:
     if not file.is_structured:
         return 0.0
-    hits = len(_DISTINCTIVE.intersection(file.mapping))
-    return 0.0 if hits == 0 else min(1.0, 0.5 + 0.1 * hits)
+    keys = set(file.mapping)
+    distinctive, generic = len(_DISTINCTIVE & keys), len(_GENERIC & keys)
+    return 0.0 if distinctive == 0 else min(1.0, 0.5 + 0.1 * (distinctive + generic))
 
 
 def parse(file: Input) -> Document:

@@ -9,6 +9,7 @@ HF-style flags (``--save_steps 10``), with references to the configs it names.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from functools import partial
@@ -47,7 +48,9 @@ def parse(file: Input) -> Document:
     statement at all could be read."""
     check_size(file.text)
     script = shell.parse_script(file.text)
-    headers = slurm.header_options(script.comments)
+    headers = slurm.header_options(
+        [c for c in script.comments if c.line < _first_statement(script)]
+    )
     header_facts = slurm.resource_facts(headers, file.path)
     environ: dict[str, str | None] = {}
     prefixes: tuple[str, ...] = ()
@@ -64,8 +67,15 @@ def parse(file: Input) -> Document:
     if launch is not None:
         facts += _launch_facts(launch, header_facts, script, file.path)
         doc.references = _references(launch, file.path)
+    doc.references += _script_references(script, file.path)
     doc.facts = [_redacted(fact) for fact in facts]
     return doc
+
+
+def _first_statement(script: Script) -> float:
+    """sbatch reads ``#SBATCH`` lines only until the first command or assignment."""
+    lines = [c.line for c in script.commands] + [a.line for a in script.assignments]
+    return min(lines, default=float("inf"))
 
 
 def _uses_srun(script: Script) -> bool:
@@ -75,10 +85,15 @@ def _uses_srun(script: Script) -> bool:
 
 
 def _env_facts(script: Script, launch: Launch | None, file: str) -> list[Fact]:
-    """Exported variables (not those set only in an if/case branch) and the launch's prefix
-    assignments (``NCCL_DEBUG=INFO torchrun …``)."""
-    exported = [a for a in script.exports if not a.conditional]
-    assignments = [*exported, *(launch.env if launch is not None else [])]
+    """The environment the launch sees: exports made before it (not only in an if/case
+    branch; an ``unset`` removes one), plus its prefix assignments
+    (``NCCL_DEBUG=INFO torchrun …``)."""
+    limit = (launch.command.line, launch.command.column) if launch else (math.inf, math.inf)
+    current: dict[str, Assignment] = {}
+    for export in script.exports:
+        if not export.conditional and (export.line, export.column) < limit:
+            current[export.name] = export
+    assignments = [*current.values(), *(launch.env if launch is not None else [])]
     return [_env_fact(a, file) for a in assignments if a.value is not None]
 
 
@@ -107,6 +122,25 @@ def _launch_facts(
 def _references(launch: Launch, file: str) -> list[Reference]:
     found = [*launch.references, *program_facts(launch.program, file)[1]]
     return [Reference(redact_text(r.path), r.location, r.role) for r in found]
+
+
+_RUNS_SCRIPT = frozenset({"bash", "sh", "zsh", "source", ".", "sbatch", "srun"})
+_SCRIPT_FILE = re.compile(r"\.(?:sh|bash|slurm|sbatch)$")
+
+
+def _script_references(script: Script, file: str) -> list[Reference]:
+    """``sbatch train.slurm``, ``srun bash run.sh``: the script run is part of this job, so
+    the wrapper's headers and tags meet the inner script's launch."""
+    found = []
+    for command in script.commands:
+        if (command.name.text or "").rsplit("/", 1)[-1] not in _RUNS_SCRIPT:
+            continue
+        operand = next((w for w in command.args if w.text and _SCRIPT_FILE.search(w.text)), None)
+        if operand is not None and operand.text and not operand.text.startswith("-"):
+            found.append(
+                Reference(redact_text(operand.text), location(file, operand), "entrypoint")
+            )
+    return found
 
 
 def _visible_devices(launch: Launch, script: Script, file: str) -> list[Fact]:

@@ -73,12 +73,14 @@ def precision(value: Any) -> str | None:
 
 
 def string_list(value: Any) -> list[str] | None:
-    """HF's ``report_to`` style: a list, a comma list, or one name."""
+    """HF's ``report_to`` style: a list, a comma list, or one name; ``none`` means empty."""
     if isinstance(value, list):
-        return [str(v) for v in value]
-    if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
-    return None
+        items = [str(v) for v in value]
+    elif isinstance(value, str):
+        items = [part.strip() for part in value.split(",") if part.strip()]
+    else:
+        return None
+    return [item for item in items if item.lower() != "none"]
 
 
 def tag_key(key: str) -> str:

@@ -13,11 +13,13 @@ from collections import Counter
 
 REDACTED = "<redacted>"
 
-# "token" only as a whole word part: HF_TOKEN and --hub-token, not max_tokens or TOKENIZERS_*.
-_SECRET_NAME = re.compile(
-    r"(?<![a-z])token(?![a-z])|secret|passw(?:or)?d|passwd|api[_-]?key|access[_-]?key|private[_-]?key|credential",
-    re.IGNORECASE,
+# "token" and "key" only as whole word parts: HF_TOKEN, --hub-token, WANDB_KEY, but not
+# max_tokens, TOKENIZERS_PARALLELISM or keyword.
+_SECRET_WORDS = (
+    r"(?<![a-z])(?:token|key)(?![a-z])|secret|passw(?:or)?d|passwd|api[_-]?key|access[_-]?key"
+    r"|private[_-]?key|credential"
 )
+_SECRET_NAME = re.compile(_SECRET_WORDS, re.IGNORECASE)
 _PREFIXED = re.compile(
     r"(?:hf_|sk-|sk_live_|ghp_|gho_|ghs_|ghu_|ghr_|github_pat_|glpat-|xox[abprs]-|AKIA|ASIA)"
     r"[A-Za-z0-9_\-]{12,}"
@@ -26,8 +28,8 @@ _HEX = re.compile(r"[0-9a-fA-F]{32,}")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_\-]{32,}={0,2}")
 _PIECE = re.compile(r"[^\s\"'=,;:@]+")
 _NAMED_VALUE = re.compile(
-    r"(?P<name>[\w.\-]*(?:(?<![a-z])token(?![a-z])|secret|passw(?:or)?d|passwd|api[_-]?key|access[_-]?key"
-    r"|private[_-]?key|credential)[\w.\-]*)(?P<sep>=|\s+)(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"']+)",
+    rf"(?P<name>[\w.\-]*(?:{_SECRET_WORDS})[\w.\-]*)"
+    r"(?P<sep>=|\s+)(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"']+)",
     re.IGNORECASE,
 )
 
@@ -55,13 +57,20 @@ def _entropy(text: str) -> float:
 
 
 def redact_value(name: str, value: str) -> str:
-    """``value`` unless the name or the value looks secret."""
-    return REDACTED if secret_name(name) or secret_value(value) else value
+    """``value`` unless the name or the value looks secret (a URL keeps all but its password)."""
+    if secret_name(name) or secret_value(value):
+        return REDACTED
+    return _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", value)
+
+
+# user:password@ in a URL (postgres://u:p@host, https://u:p@host).
+_URL_CREDENTIALS = re.compile(r"(?P<scheme>[A-Za-z][\w+.\-]*://[^\s/:@]+:)[^\s/@]+@")
 
 
 def redact_text(text: str) -> str:
-    """A command line with the values of secret-named options/variables and token-shaped
-    pieces replaced by ``<redacted>``."""
+    """A command line with the values of secret-named options/variables, passwords in URLs
+    and token-shaped pieces replaced by ``<redacted>``."""
+    text = _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", text)
     text = _NAMED_VALUE.sub(_named, text)
     return _PIECE.sub(lambda m: REDACTED if secret_value(m.group(0)) else m.group(0), text)
 

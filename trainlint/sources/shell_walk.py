@@ -90,7 +90,7 @@ class Walker:
         elif kind == "declaration_command":
             self.declare(node, conditional)
         elif kind == "unset_command":
-            self.unset(node)
+            self.unset(node, conditional)
         elif kind in _BRANCHES:
             self.branch(node, conditional, depth)
         elif kind in _ISOLATED:
@@ -228,12 +228,17 @@ class Walker:
             record = Assignment(name, _text(value), line, column, True, conditional)
             self.assignments.append(record)
 
-    def unset(self, node: tree_sitter.Node) -> None:
+    def unset(self, node: tree_sitter.Node, conditional: bool) -> None:
+        """``unset X``: X is gone; an exported X leaves the environment, recorded as an
+        exported assignment without a value so later readers of ``exports`` see it go."""
         for child in node.named_children:
             name = self.raw(child)
             self.vars.values.pop(name, None)
             if self.vars.get(name)[0]:
                 self.vars.values[name] = ""
+            if name in self.exported:
+                line, column = position(child)
+                self.assignments.append(Assignment(name, None, line, column, True, conditional))
 
     def reader_effects(self, name: Word, args: list[Word]) -> None:
         """``read X``, ``mapfile A``, ``let X=..``, ``printf -v X``: X becomes unknown."""

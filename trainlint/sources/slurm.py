@@ -197,8 +197,8 @@ def _per_node(per: str) -> Callable[[Option, _Context], list[Fact]]:
         if count is not None and per == "task":
             count *= context.tasks_per_node or 1
         elif count is not None and per == "job":
-            nodes = context.nodes
-            count = count // nodes if nodes and count % nodes == 0 else None
+            nodes = context.nodes or 1  # without --nodes, sbatch allocates one node
+            count = count // nodes if count % nodes == 0 else None
         if count is not None:
             facts.insert(0, context.fact("/resources/gpus_per_node", count, option))
         return facts

@@ -71,9 +71,9 @@ def load_yaml(text: str) -> list[Tree]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        raise SourceError(f"invalid YAML: {exc.problem or exc}", line, column) from None
+        raise SourceError(f"invalid YAML: {_problem(exc)}", line, column) from None
     except yaml.YAMLError as exc:
-        raise SourceError(f"invalid YAML: {exc}") from None
+        raise SourceError(f"invalid YAML: {_problem(exc)}") from None
     return [_YamlBuilder().build(node) for node in nodes if node is not None]
 
 
@@ -105,19 +105,19 @@ class _YamlBuilder:
             return self.constructor.construct_object(node, deep=True)
         except yaml.YAMLError as exc:
             line, column = node.start_mark.line + 1, node.start_mark.column + 1
-            raise SourceError(f"invalid YAML value: {exc}", line, column) from None
+            raise SourceError(f"invalid YAML value: {_problem(exc)}", line, column) from None
 
     def mapping(self, node: yaml.MappingNode, path: Path) -> dict[str, Any]:
         try:
             self.constructor.flatten_mapping(node)
         except yaml.YAMLError as exc:
-            raise SourceError(f"invalid YAML merge: {exc}") from None
+            raise SourceError(f"invalid YAML merge: {_problem(exc)}") from None
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
             key = self.value(key_node, path)
             child = (*path, str(key))
-            mark = key_node.start_mark
-            self.spans.setdefault(child, (mark.line + 1, mark.column + 1))
+            mark = key_node.start_mark  # a repeated key: the last one wins, value and place
+            self.spans[child] = (mark.line + 1, mark.column + 1)
             result[str(key)] = self.value(value_node, child)
         return result
 
@@ -128,6 +128,12 @@ class _YamlBuilder:
             self.spans[child] = (item.start_mark.line + 1, item.start_mark.column + 1)
             items.append(self.value(item, child))
         return items
+
+
+def _problem(exc: yaml.YAMLError) -> str:
+    """PyYAML's own words on one line, without its multi-line "in <unicode string>" context."""
+    problem = getattr(exc, "problem", None) or str(exc)
+    return " ".join(str(problem).split())
 
 
 @cache
