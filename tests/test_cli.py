@@ -173,3 +173,8 @@ def test_crash_writes_a_report_and_exits_three(
 def test_readme_sample_output_is_the_golden_output() -> None:
     golden = (REPO / "tests" / "golden" / "check_examples.txt").read_text()
     assert golden in (REPO / "README.md").read_text()
+
+
+def test_an_unknown_selector_is_a_usage_error(examples: Path) -> None:
+    result = CliRunner().invoke(cli.main, ["check", "examples", "--select", "TL2O1"])
+    assert result.exit_code == 2 and "unknown rule selector 'TL2O1'" in result.output

@@ -9,13 +9,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from trainlint import engine as engines
 from trainlint.assemble import Workspace, assemble
 from trainlint.discover import discover
 from trainlint.errors import ConfigError, PolicyError
-from trainlint.estimate import estimate
+from trainlint.estimate import EstimateParams, estimate
 from trainlint.findings import Finding, make_finding, selected, sort_key
 from trainlint.job import Job
 from trainlint.packs import Pack, load_builtin_pack
@@ -35,15 +35,34 @@ class Report:
     errors: list[RunError] = field(default_factory=list)
 
 
-def load_jobs(paths: Sequence[Path]) -> list[Job]:
-    """Discover, parse and assemble the jobs under ``paths``, with their estimates filled."""
+def load_jobs(paths: Sequence[Path], pack: Pack | None = None) -> list[Job]:
+    """Discover, parse and assemble the jobs under ``paths``, with their estimates filled
+    from the pack's ``params.estimate`` assumptions."""
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise ConfigError(f"path does not exist: {', '.join(missing)}")
+    params = estimate_params(pack or load_builtin_pack())
     jobs = assemble(discover(paths), Workspace())
     for job in jobs:
-        job.estimates = estimate(job)
+        job.estimates = estimate(job, params)
     return jobs
+
+
+def estimate_params(pack: Pack) -> EstimateParams:
+    """The estimator's assumptions (MFU, write bandwidth, prices...) as the pack sets them."""
+    raw = pack.data.get("trainlint", {}).get("params", {}).get("estimate", {})
+    try:
+        return EstimateParams.model_validate(raw)
+    except ValidationError as exc:
+        detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise PolicyError(f"pack {pack.name!r}: params.estimate: {detail}") from None
+
+
+def check_selectors(selectors: Sequence[str], pack: Pack) -> None:
+    """A selector matching no rule is a typo that would silently select nothing (ruff: error)."""
+    for selector in selectors:
+        if not any(selected(r.id, r.slug, [selector], []) for r in pack.rules):
+            raise ConfigError(f"unknown rule selector {selector!r}: no rule id, prefix or slug matches")
 
 
 def check(
@@ -55,8 +74,9 @@ def check(
 ) -> Report:
     """Every finding of the pack's rules on every job under ``paths``, sorted by location."""
     pack = pack or load_builtin_pack()
+    check_selectors([*select, *ignore], pack)
     engine = engines.create_engine(engine_name, pack)  # compiled once for the whole run
-    report = Report(jobs=load_jobs(paths))
+    report = Report(jobs=load_jobs(paths, pack))
     rules = {rule.package.rsplit(".", 1)[-1]: rule for rule in pack.rules}
     for job in report.jobs:
         try:
