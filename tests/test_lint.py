@@ -32,5 +32,5 @@ def test_pack_data_drives_the_estimates() -> None:
 
 
 def test_invalid_estimate_params_are_a_policy_error() -> None:
-    with pytest.raises(PolicyError, match="params.estimate: mfu"):
+    with pytest.raises(PolicyError, match=r"params\.estimate: mfu"):
         load_jobs([Path(EXAMPLES)], with_estimate(load_builtin_pack(), mfu=7))

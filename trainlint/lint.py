@@ -62,7 +62,8 @@ def check_selectors(selectors: Sequence[str], pack: Pack) -> None:
     """A selector matching no rule is a typo that would silently select nothing (ruff: error)."""
     for selector in selectors:
         if not any(selected(r.id, r.slug, [selector], []) for r in pack.rules):
-            raise ConfigError(f"unknown rule selector {selector!r}: no rule id, prefix or slug matches")
+            message = f"unknown rule selector {selector!r}: no rule id, prefix or slug matches"
+            raise ConfigError(message)
 
 
 def check(
