@@ -57,3 +57,14 @@ def test_try_repo_runs_the_hook_on_a_training_repo(tmp_path: Path) -> None:
     assert "train.slurm:20:5: TL201 [warning]" in output
     assert "configs/sft.yaml:17:1: TL301" in output
     assert "Traceback" not in output
+
+    # Staging only the SLURM script is enough to run the hook (files regex, not identify tags).
+    script = project / "train.slurm"
+    script.write_text(script.read_text().replace("--save_steps 10", "--save_steps 5"))
+    git(project, "add", "train.slurm")
+    staged = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "try-repo", str(REPO), "trainlint"],
+        cwd=project, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert staged.returncode == 1, staged.stdout + staged.stderr
+    assert "train.slurm:20:5: TL201" in staged.stdout
