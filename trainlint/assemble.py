@@ -1,8 +1,9 @@
 """Group documents into jobs and merge their facts into one pydantic Job (DESIGN §1.3).
 
-A launch script plus every config it references (transitively) is one job; a config nobody
-references is a job of its own. Facts merge by precedence (command line > config > DeepSpeed
-JSON), and ``provenance`` keeps the location of the fact that won.
+Every file that nothing else references roots one job holding everything it references,
+transitively: a launch script with its configs (and the scripts it runs), or a lone config with
+its DeepSpeed JSON. Facts merge by precedence (command line > config > DeepSpeed JSON), and
+``provenance`` keeps the location of the fact that won.
 """
 
 from __future__ import annotations
