@@ -11,16 +11,16 @@ from __future__ import annotations
 import os
 import stat
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from trainlint.job import Job, Location, SourceFile
+from trainlint.job import Job, Location, MissingReference, SourceFile
 from trainlint.sources import broken, read_document
-from trainlint.sources.base import PRECEDENCE, Document, Fact, Input
+from trainlint.sources.base import PRECEDENCE, Document, Fact, Input, Reference
 from trainlint.sources.structured import MAX_BYTES
 
 
@@ -96,36 +96,50 @@ def assemble(paths: Iterable[Path], workspace: Workspace | None = None) -> list[
         if doc is not None:
             loaded.setdefault(path.resolve(), (path, doc))
     closures = {key: _closure(path, doc, space) for key, (path, doc) in loaded.items()}
-    referenced = {p.resolve() for group in closures.values() for p, _ in group[1:]}
+    referenced = {p.resolve() for group, _ in closures.values() for p, _ in group[1:]}
     roots = [key for key in loaded if key not in referenced]
-    covered = {p.resolve() for key in roots for p, _ in closures[key]}
+    covered = {p.resolve() for key in roots for p, _ in closures[key][0]}
     roots += [key for key in loaded if key not in covered]
-    return [build_job([doc for _, doc in closures[key]]) for key in roots]
+    return [build_job([doc for _, doc in closures[key][0]], closures[key][1]) for key in roots]
 
 
-def _closure(path: Path, doc: Document, space: Workspace) -> list[tuple[Path, Document]]:
-    """The document and everything it references, breadth first, each file once.
+def _closure(
+    path: Path, doc: Document, space: Workspace
+) -> tuple[list[tuple[Path, Document]], list[MissingReference]]:
+    """The document and everything it references, breadth first, each file once (so a
+    reference cycle ends where it closes), and the references whose file does not exist.
 
     A referenced file no format recognises (e.g. an accelerate config, until a source reads
     it) still belongs to the job, so it shows in the job's sources.
     """
     seen = {path.resolve()}
     order = [(path, doc)]
+    missing: list[MissingReference] = []
     queue = deque(order)
     while queue:
         current_path, current = queue.popleft()
         for reference in current.references:
             target = space.resolve_reference(reference.path, current_path)
-            if target is None or target.resolve() in seen:
+            if target is None:
+                missing.append(_missing(reference))
+                continue
+            if target.resolve() in seen:
                 continue
             seen.add(target.resolve())
             child = space.load(target) or Document(display(target), "unrecognised", 0.0, "unknown")
             order.append((target, child))
             queue.append((target, child))
-    return order
+    return order, missing
 
 
-def build_job(documents: list[Document]) -> Job:
+def _missing(reference: Reference) -> MissingReference:
+    where = reference.location
+    return MissingReference(
+        file=where.file, line=where.line, column=where.column, path=reference.path
+    )
+
+
+def build_job(documents: list[Document], missing: Sequence[MissingReference] = ()) -> Job:
     """Merge the documents' facts (lowest precedence first, so winners overwrite) into a Job."""
     entry = documents[0]
     ranked = sorted(documents, key=lambda d: PRECEDENCE[d.role])  # stable: keeps file order
@@ -133,20 +147,24 @@ def build_job(documents: list[Document]) -> Job:
     for doc in ranked:
         for fact in doc.facts:
             winners[fact.pointer] = fact
-    errors = [error for doc in documents for error in doc.errors]
     tree: dict[str, Any] = {
         "id": entry.path,
         "sources": [SourceFile(path=d.path, format=d.format, role=d.role) for d in documents],
-        "parse_errors": errors,
+        "parse_errors": [error for doc in documents for error in doc.errors],
+        "unknown_keys": [key for doc in documents for key in doc.unknown_keys],
+        "missing_references": list(missing),
     }
     for fact in winners.values():
         _set(tree, fact.pointer, fact.value)
     job = _validate(tree, winners)  # drops the facts it rejects from ``winners``
     job.provenance = {pointer: fact.location for pointer, fact in winners.items()}
-    for index, error in enumerate(errors):
-        job.provenance[f"/parse_errors/{index}"] = Location(
-            file=error.file, line=error.line, column=error.column
-        )
+    located = {"parse_errors": job.parse_errors, "unknown_keys": job.unknown_keys,
+               "missing_references": job.missing_references}  # fmt: skip
+    for field_name, items in located.items():
+        for index, item in enumerate(items):
+            job.provenance[f"/{field_name}/{index}"] = Location(
+                file=item.file, line=item.line, column=item.column
+            )
     derive(job)
     return job
 

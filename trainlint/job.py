@@ -163,6 +163,34 @@ class ParseError(Model):
     message: str
 
 
+class UnknownKey(Model):
+    """A key the recognised format does not know (TL903): a typo the framework would
+    silently ignore, or a key of trainlint's own annotations that does not exist."""
+
+    file: str
+    line: int = Field(ge=1)
+    column: int = Field(ge=1)
+    key: str
+    format: str
+    suggestion: str | None = None
+
+
+class MissingReference(Model):
+    """A file a job references that does not exist (TL904), located at the reference."""
+
+    file: str
+    line: int = Field(ge=1)
+    column: int = Field(ge=1)
+    path: str
+
+
+class Budget(Model):
+    """Spending limits declared for the job (annotations; packs may set defaults)."""
+
+    usd: float | None = None
+    gpu_hours: float | None = None
+
+
 class Memory(Model):
     """Estimated memory per GPU, in bytes."""
 
@@ -243,7 +271,11 @@ class Job(Model):
     env: dict[str, str] = Field(default_factory=dict)
     tags: dict[str, str] = Field(default_factory=dict)
     features: list[Feature] = Field(default_factory=list)
+    fallbacks: dict[str, str] = Field(default_factory=dict)  # feature → its declared fallback
+    budget: Budget = Field(default_factory=Budget)
     parse_errors: list[ParseError] = Field(default_factory=list)
+    unknown_keys: list[UnknownKey] = Field(default_factory=list)
+    missing_references: list[MissingReference] = Field(default_factory=list)
     provenance: dict[str, Location] = Field(default_factory=dict)
     estimates: Estimates = Field(default_factory=Estimates)
     measurements: dict[str, Any] = Field(default_factory=dict)

@@ -214,6 +214,12 @@ AWKWARD = _job(
         {"file": "x.yaml", "line": 1, "column": 1, "message": 'unexpected "}" \\ at\nline 2\t≥'},
         {"file": "y.json", "line": 9, "column": 4, "message": "Expecting ',' delimiter"},
     ],
+    unknown_keys=[
+        {"file": "x.yaml", "line": 2, "column": 1, "key": 'sav"e', "format": "hf-trainer",
+         "suggestion": "save_steps"},
+        {"file": "x.yaml", "line": 3, "column": 1, "key": "gpuz", "format": "trainlint-annotation"},
+    ],
+    missing_references=[{"file": "run.sh", "line": 4, "column": 5, "path": "ds ≥ \\ é.json"}],
     estimates={
         "memory": {"utilization": 0.4},
         "run": {"usd": 2.0},

@@ -19,6 +19,8 @@ STABLE_IDS = {
     "TL302": "debug-logging",
     "TL401": "missing-cost-tags",
     "TL901": "parse-error",
+    "TL903": "unknown-key",
+    "TL904": "missing-reference",
 }
 GOOD_METADATA = """\
 # METADATA

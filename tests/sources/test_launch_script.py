@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from trainlint.errors import SourceError
-from trainlint.sources import all_sources, launch_script, read_document, slurm
+from trainlint.sources import all_sources, finish, launch_script, read_document, slurm
 from trainlint.sources.base import Document, Input
 from trainlint.sources.redact import secret_name
 
@@ -22,7 +22,10 @@ RefRow = tuple[str, str, int, int]
 
 
 def read(name: str, text: str) -> Document:
-    return launch_script.parse(Input(name, text))
+    """As the registry reads a script (redaction and annotations included); SourceError
+    propagates, as the registry's caller sees it before turning it into TL901."""
+    file = Input(name, text)
+    return finish(launch_script.parse(file), file)
 
 
 def rows(doc: Document) -> list[FactRow]:

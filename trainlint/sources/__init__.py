@@ -12,10 +12,12 @@ from typing import cast
 
 from trainlint.errors import SourceError
 from trainlint.job import ParseError
+from trainlint.sources import annotation
 from trainlint.sources.base import Document, Input, Source
+from trainlint.sources.redact import redact_fact
 
 _HELPERS = {
-    "base", "structured", "table", "normalize", "shell", "shell_words", "shell_walk",
+    "annotation", "typos", "base", "structured", "table", "normalize", "shell", "shell_words", "shell_walk",
     "shell_arith", "slurm", "launchers", "launcher_options", "redact",
 }  # fmt: skip
 
@@ -43,9 +45,22 @@ def read_document(file: Input) -> Document | None:
         confidence, best = max(scored, default=(0.0, -1))
         if confidence <= 0:
             return None
-        return all_sources()[best].parse(file)
+        return finish(all_sources()[best].parse(file), file)
     except SourceError as exc:
         return broken(file.path, exc.message, exc.line, exc.column)
+
+
+def finish(doc: Document, file: Input) -> Document:
+    """Add the file's trainlint annotations (they win within the file) and redact secrets."""
+    facts, unknown = annotation.from_comments(file.text, file.path)
+    if file.suffix == "json":
+        facts, unknown = [], []  # JSON has no comments
+    if file.is_structured and file.trees:
+        block_facts, block_unknown = annotation.from_block(file.trees[0], file.path)
+        facts, unknown = facts + block_facts, unknown + block_unknown
+    doc.facts = [redact_fact(fact) for fact in [*doc.facts, *facts]]
+    doc.unknown_keys += unknown
+    return doc
 
 
 def broken(path: str, message: str, line: int = 1, column: int = 1) -> Document:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal, Protocol
 
-from trainlint.job import Location, ParseError
+from trainlint.job import Location, ParseError, UnknownKey
 from trainlint.sources.structured import Tree, load_json, load_yaml
 
 Role = Literal["entrypoint", "config", "deepspeed", "unknown"]
@@ -51,6 +51,7 @@ class Document:
     facts: list[Fact] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)
     errors: list[ParseError] = field(default_factory=list)
+    unknown_keys: list[UnknownKey] = field(default_factory=list)
 
 
 @dataclass

@@ -13,14 +13,13 @@ import math
 import re
 from collections.abc import Sequence
 from functools import partial
-from typing import Any
 
 from trainlint.errors import SourceError
 from trainlint.job import Location
 from trainlint.sources import hf_trainer, launchers, shell, slurm
 from trainlint.sources.base import Document, Fact, Input, Reference, Role
 from trainlint.sources.launchers import Launch, location
-from trainlint.sources.redact import redact_text, redact_value
+from trainlint.sources.redact import redact_text
 from trainlint.sources.shell import Assignment, Script, Word
 from trainlint.sources.structured import MAX_BYTES, check_size
 
@@ -68,7 +67,7 @@ def parse(file: Input) -> Document:
         facts += _launch_facts(launch, header_facts, script, file.path)
         doc.references = _references(launch, file.path)
     doc.references += _script_references(script, file.path)
-    doc.facts = [_redacted(fact) for fact in facts]
+    doc.facts = facts
     return doc
 
 
@@ -203,21 +202,3 @@ def _flag_reference(flag: str, value: str | bool, where: Location) -> list[Refer
         return []  # a built-in config name (torchtune, Hydra), not a file
     reference = hf_trainer.cli_reference(flag, value, where)
     return [reference or Reference(value.strip(), where, role_)]
-
-
-def _redacted(fact: Fact) -> Fact:
-    """Secret-named env/tag values and token-shaped text never leave the source."""
-    value = fact.value
-    if fact.pointer.startswith(("/env/", "/tags/")) and isinstance(value, str):
-        safe: Any = redact_value(fact.pointer.rsplit("/", 1)[-1], value)
-    else:
-        safe = _scrub(value)
-    return fact if safe == value else Fact(fact.pointer, safe, fact.location)
-
-
-def _scrub(value: Any) -> Any:
-    if isinstance(value, str):
-        return redact_text(value)
-    if isinstance(value, list):
-        return [_scrub(item) for item in value]
-    return value

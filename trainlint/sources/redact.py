@@ -10,6 +10,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from typing import Any
+
+from trainlint.sources.base import Fact
 
 REDACTED = "<redacted>"
 
@@ -80,3 +83,22 @@ def _named(match: re.Match[str]) -> str:
     if value.startswith("-") or value.startswith("$") or value == REDACTED:
         return match.group(0)
     return f"{match.group('name')}{match.group('sep')}{REDACTED}"
+
+
+def redact_fact(fact: Fact) -> Fact:
+    """Secret-named env/tag values and token-shaped text never leave the sources: every
+    fact of every format passes here (sources/__init__.read_document)."""
+    value = fact.value
+    if fact.pointer.startswith(("/env/", "/tags/")) and isinstance(value, str):
+        safe: Any = redact_value(fact.pointer.rsplit("/", 1)[-1], value)
+    else:
+        safe = _scrub(value)
+    return fact if safe == value else Fact(fact.pointer, safe, fact.location)
+
+
+def _scrub(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, list):
+        return [_scrub(item) for item in value]
+    return value

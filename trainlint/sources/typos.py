@@ -1,0 +1,48 @@
+"""Unknown keys that are one or two edits from a known one (TL903).
+
+A framework silently ignores a key it does not know (``save_step: 10`` leaves the default
+``save_steps: 500``), so a near-miss is worth a finding; a key far from every known one is
+more likely a newer or custom option and is left alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from rapidfuzz import process
+from rapidfuzz.distance import DamerauLevenshtein
+
+from trainlint.job import UnknownKey
+from trainlint.sources.structured import Path, Tree
+
+MAX_EDITS = 2
+MIN_LENGTH = 5  # short keys are one or two edits from too many others to judge
+
+
+def near_misses(
+    tree: Tree, known: Collection[str], fmt: str, file: str, path: Path = ()
+) -> list[UnknownKey]:
+    """Keys of the mapping at ``path`` that are not in ``known`` but close to one of them."""
+    node = tree.data
+    for part in path:
+        node = node.get(part) if isinstance(node, dict) else None
+    if not isinstance(node, dict):
+        return []
+    found = []
+    for key in node:
+        suggestion = suggest(str(key), known)
+        if suggestion is not None:
+            line, column = tree.span((*path, str(key)))
+            found.append(UnknownKey(file=file, line=line, column=column, key=str(key),
+                                    format=fmt, suggestion=suggestion))  # fmt: skip
+    return found
+
+
+def suggest(key: str, known: Collection[str]) -> str | None:
+    """The known key ``key`` was probably meant to be, when it is not itself known."""
+    if key in known or len(key) < MIN_LENGTH or key.startswith(("_", "x-")):
+        return None
+    match = process.extractOne(
+        key, known, scorer=DamerauLevenshtein.distance, score_cutoff=MAX_EDITS
+    )
+    return None if match is None else str(match[0])
