@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from trainlint.job import Job, Location, MissingReference, SourceFile
+from trainlint.job import Job, Location, MissingReference, ParseError, SourceFile, UnknownKey
 from trainlint.sources import broken, read_document
 from trainlint.sources.base import PRECEDENCE, Document, Fact, Input, Reference
 from trainlint.sources.structured import MAX_BYTES
@@ -158,8 +158,11 @@ def build_job(documents: list[Document], missing: Sequence[MissingReference] = (
         _set(tree, fact.pointer, fact.value)
     job = _validate(tree, winners)  # drops the facts it rejects from ``winners``
     job.provenance = {pointer: fact.location for pointer, fact in winners.items()}
-    located = {"parse_errors": job.parse_errors, "unknown_keys": job.unknown_keys,
-               "missing_references": job.missing_references}  # fmt: skip
+    located: dict[str, Sequence[ParseError | UnknownKey | MissingReference]] = {
+        "parse_errors": job.parse_errors,
+        "unknown_keys": job.unknown_keys,
+        "missing_references": job.missing_references,
+    }
     for field_name, items in located.items():
         for index, item in enumerate(items):
             job.provenance[f"/{field_name}/{index}"] = Location(

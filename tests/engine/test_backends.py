@@ -215,8 +215,14 @@ AWKWARD = _job(
         {"file": "y.json", "line": 9, "column": 4, "message": "Expecting ',' delimiter"},
     ],
     unknown_keys=[
-        {"file": "x.yaml", "line": 2, "column": 1, "key": 'sav"e', "format": "hf-trainer",
-         "suggestion": "save_steps"},
+        {
+            "file": "x.yaml",
+            "line": 2,
+            "column": 1,
+            "key": 'sav"e',
+            "format": "hf-trainer",
+            "suggestion": "save_steps",
+        },
         {"file": "x.yaml", "line": 3, "column": 1, "key": "gpuz", "format": "trainlint-annotation"},
     ],
     missing_references=[{"file": "run.sh", "line": 4, "column": 5, "path": "ds ≥ \\ é.json"}],

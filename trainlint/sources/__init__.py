@@ -17,8 +17,8 @@ from trainlint.sources.base import Document, Input, Source
 from trainlint.sources.redact import redact_fact
 
 _HELPERS = {
-    "annotation", "typos", "base", "structured", "table", "normalize", "shell", "shell_words", "shell_walk",
-    "shell_arith", "slurm", "launchers", "launcher_options", "redact",
+    "annotation", "typos", "base", "structured", "table", "normalize", "redact",
+    "shell", "shell_words", "shell_walk", "shell_arith", "slurm", "launchers", "launcher_options",
 }  # fmt: skip
 
 

@@ -49,7 +49,7 @@ _PREFIXED: dict[str, tuple[str, Callable[[str], str]]] = {
 KEYS = (*_SCALARS, *(f"{prefix}.<name>" for prefix in _PREFIXED))
 
 
-def fact_for(key: str, value: Any, where: Location) -> Fact | None | UnknownKey:
+def fact_for(key: str, value: Any, where: Location) -> Fact | UnknownKey | None:
     """The fact one annotation states; None when its value is not valid for its key."""
     if key in _SCALARS:
         target, convert = _SCALARS[key]
@@ -75,7 +75,7 @@ def from_block(tree: Tree, file: str) -> tuple[list[Fact], list[UnknownKey]]:
     block = tree.data.get(BLOCK_KEY) if isinstance(tree.data, dict) else None
     if not isinstance(block, dict):
         return [], []
-    items = []
+    items: list[tuple[str, Any, tuple[str, ...]]] = []
     for key, value in block.items():
         path = (BLOCK_KEY, str(key))
         if str(key) in ("tags", "tag", "fallbacks", "fallback") and isinstance(value, dict):
@@ -88,7 +88,7 @@ def from_block(tree: Tree, file: str) -> tuple[list[Fact], list[UnknownKey]]:
 
 def from_comments(text: str, file: str) -> tuple[list[Fact], list[UnknownKey]]:
     """Facts of ``# trainlint: key=value ...`` comment lines (not ``# trainlint: ignore``)."""
-    results: list[Fact | None | UnknownKey] = []
+    results: list[Fact | UnknownKey | None] = []
     for number, line in enumerate(text.splitlines(), start=1):
         match = _COMMENT.search(line)
         if match is None:
@@ -118,7 +118,7 @@ def _at(tree: Tree, path: tuple[str, ...], file: str) -> Location:
 
 
 def _split(
-    results: Iterable[Fact | None | UnknownKey],
+    results: Iterable[Fact | UnknownKey | None],
 ) -> tuple[list[Fact], list[UnknownKey]]:
     results = list(results)
     facts = [r for r in results if isinstance(r, Fact)]

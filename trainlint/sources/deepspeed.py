@@ -45,7 +45,7 @@ TABLE: dict[Path, list[Rule]] = {
     ],
     ("fp16", "enabled"): [Rule("/training/precision", n.when_true("fp16"))],
     ("bf16", "enabled"): [Rule("/training/precision", n.when_true("bf16"))],
-    ("optimizer", "type"): [Rule("/training/optimizer/name", n.to_str)],
+    ("optimizer", "type"): n.optimizer_rules(),
     ("steps_per_print",): [Rule("/logging/every_steps", n.positive_int)],
     ("flops_profiler", "enabled"): [
         Rule("/logging/profiler/enabled", n.to_bool),

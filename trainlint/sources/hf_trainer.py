@@ -43,7 +43,7 @@ KEYS: dict[str, list[Rule]] = {
     "num_train_epochs": [Rule("/training/epochs", n.positive_float)],
     "bf16": [Rule("/training/precision", n.when_true("bf16"))],
     "fp16": [Rule("/training/precision", n.when_true("fp16"))],
-    "optim": [Rule("/training/optimizer/name", n.to_str)],
+    "optim": n.optimizer_rules(),
     "gradient_checkpointing": [Rule("/training/activation_checkpointing", n.to_bool)],
     "torch_compile": [Rule("/training/compile", n.to_bool)],
     "seed": [Rule("/training/seed", n.to_int)],

@@ -86,3 +86,109 @@ def string_list(value: Any) -> list[str] | None:
 def tag_key(key: str) -> str:
     """Cost-tag keys: lower-case, ``-`` → ``_`` (DESIGN §3)."""
     return key.strip().lower().replace("-", "_")
+
+
+# Optimizer spellings (HF ``optim``, DeepSpeed ``optimizer.type``, torch class paths, axolotl,
+# torchtune components) → (family, 8-bit, experimental). Experimental: no long track record
+# at scale, or a custom kernel that may not build everywhere (TL501 wants a fallback).
+_OPTIMIZERS: dict[str, tuple[str, bool, bool]] = {
+    "adamw": ("adamw", False, False), "adam": ("adamw", False, False),
+    "adamw_torch": ("adamw", False, False), "adamw_torch_fused": ("adamw", False, False),
+    "adamw_hf": ("adamw", False, False), "adamw_apex_fused": ("adamw", False, False),
+    "fusedadam": ("adamw", False, False), "deepspeedcpuadam": ("adamw", False, False),
+    "adamw_bnb_8bit": ("adamw", True, False), "adamw_8bit": ("adamw", True, False),
+    "paged_adamw_8bit": ("adamw", True, False), "paged_adamw_32bit": ("adamw", False, False),
+    "adamw8bit": ("adamw", True, False), "pagedadamw8bit": ("adamw", True, False),
+    "adamw_torch_4bit": ("adamw", True, True), "adamw_torch_8bit": ("adamw", True, False),
+    "onebitadam": ("adamw", False, True), "zerooneadam": ("adamw", False, True),
+    "adafactor": ("adafactor", False, False),
+    "sgd": ("sgd", False, False), "lion": ("lion", False, True),
+    "lion_8bit": ("lion", True, True), "paged_lion_8bit": ("lion", True, True),
+    "lamb": ("lamb", False, False), "fusedlamb": ("lamb", False, False),
+    "onebitlamb": ("lamb", False, True),
+    "muon": ("muon", False, True), "sophia": ("sophia", False, True),
+    "sophiag": ("sophia", False, True), "schedule_free_adamw": ("adamw", False, True),
+    "galore_adamw": ("adamw", False, True), "galore_adamw_8bit": ("adamw", True, True),
+    "apollo_adamw": ("adamw", False, True), "ademamix": ("adamw", False, True),
+    "adopt": ("adamw", False, True), "rmsprop": ("rmsprop", False, False),
+}  # fmt: skip
+
+
+def _optimizer_key(value: Any) -> str | None:
+    """``torch.optim.AdamW``, ``bitsandbytes.optim.PagedAdamW8bit``, ``adamw_torch`` → table key."""
+    text = to_str(value)
+    if not text:
+        return None
+    key = text.rsplit(".", 1)[-1].strip().lower().replace("-", "_")
+    for candidate in (key, key.replace("_", "")):
+        if candidate in _OPTIMIZERS:
+            return candidate
+    return None
+
+
+def optimizer_family(value: Any) -> str | None:
+    key = _optimizer_key(value)
+    return _OPTIMIZERS[key][0] if key else None
+
+
+def optimizer_eight_bit(value: Any) -> bool | None:
+    key = _optimizer_key(value)
+    return _OPTIMIZERS[key][1] if key else None
+
+
+def optimizer_experimental(value: Any) -> bool | None:
+    key = _optimizer_key(value)
+    return _OPTIMIZERS[key][2] if key else None
+
+
+def optimizer_rules(pointer_prefix: str = "/training/optimizer") -> list[Any]:
+    """Table rules that read one optimizer name into name, family, 8-bit and experimental."""
+    from trainlint.sources.table import Rule
+
+    return [
+        Rule(f"{pointer_prefix}/name", to_str),
+        Rule(f"{pointer_prefix}/family", optimizer_family),
+        Rule(f"{pointer_prefix}/eight_bit", optimizer_eight_bit),
+        Rule(f"{pointer_prefix}/experimental", optimizer_experimental),
+    ]
+
+
+# Seconds per field: SLURM MM, MM:SS, HH:MM:SS and D-HH[:MM[:SS]]; Lightning DD:HH:MM:SS.
+_CLOCK_WEIGHTS: dict[int | str, tuple[int, ...]] = {
+    1: (60,), 2: (60, 1), 3: (3600, 60, 1), 4: (86400, 3600, 60, 1), "dash": (3600, 60, 1),
+}  # fmt: skip
+_DURATION_UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400}
+
+
+def duration_seconds(value: Any) -> float | None:
+    """Wall-clock limits in any spelling → seconds: SLURM ``D-HH:MM:SS``/``HH:MM:SS``/``MM``,
+    Lightning ``DD:HH:MM:SS`` and ``{days, hours, minutes, seconds}``, ``90m``/``2h``/``1d``,
+    and plain seconds (numbers). 0 or negative means no limit (unknown)."""
+    if isinstance(value, dict):
+        units = {"days": 86400, "hours": 3600, "minutes": 60, "seconds": 1}
+        total = sum((to_float(value.get(unit)) or 0.0) * seconds for unit, seconds in units.items())
+        return total or None
+    number = to_float(value)
+    if number is not None:
+        return number if number > 0 else None
+    text = (to_str(value) or "").strip().lower()
+    if text and text[-1].isalpha():
+        unit = text.lstrip("0123456789. ")
+        amount = to_float(text[: len(text) - len(unit)])
+        factor = _DURATION_UNITS.get(unit.strip())
+        return amount * factor if amount and factor else None
+    return _clock_seconds(text)
+
+
+def _clock_seconds(text: str) -> float | None:
+    """``D-HH:MM:SS`` (SLURM) and ``DD:HH:MM:SS`` (Lightning) and their shorter forms."""
+    days, dash, clock = text.partition("-")
+    if not dash:
+        days, clock = "0", days
+    parts = clock.split(":")
+    if not days.isdigit() or not all(p.isdigit() for p in parts) or not 1 <= len(parts) <= 4:
+        return None
+    numbers = [int(p) for p in parts]
+    weights = _CLOCK_WEIGHTS["dash" if dash else len(parts)]
+    total = int(days) * 86400 + sum(n * w for n, w in zip(numbers, weights, strict=False))
+    return float(total) if total > 0 else None

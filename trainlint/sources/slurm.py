@@ -207,22 +207,13 @@ def _per_node(per: str) -> Callable[[Option, _Context], list[Fact]]:
 
 
 def time_seconds(text: str) -> float | None:
-    """SLURM time formats: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS (0 = no limit)."""
-    days, dash, clock = text.strip().partition("-")
-    if not dash:
-        days, clock = "0", days
-    parts = clock.split(":")
-    if not days.isdigit() or len(parts) > 3 or not all(p.isdigit() for p in parts):
-        return None
-    values = [int(p) for p in parts]
-    if dash:
-        hours, minutes, seconds = [*values, 0, 0][:3]
-    elif len(values) < 3:
-        hours, minutes, seconds = 0, values[0], values[1] if len(values) == 2 else 0
-    else:
-        hours, minutes, seconds = values
-    total = ((int(days) * 24 + hours) * 60 + minutes) * 60 + seconds
-    return float(total) if total > 0 else None
+    """SLURM ``--time``: a bare number is minutes; the clock forms (MM:SS, HH:MM:SS, D-HH,
+    D-HH:MM, D-HH:MM:SS) are the shared duration table's (0 = no limit)."""
+    text = text.strip()
+    if text.isdigit():
+        return float(int(text) * 60) or None
+    clock = (":" in text or "-" in text) and text.count(":") <= 2
+    return n.duration_seconds(text) if clock else None
 
 
 def _time(option: Option, context: _Context) -> list[Fact]:
