@@ -11,10 +11,11 @@ from typing import Any
 from trainlint.sources import normalize as n
 from trainlint.sources.base import Document, Input, Role
 from trainlint.sources.structured import Path
-from trainlint.sources.table import Rule, facts_from_table
+from trainlint.sources.table import Rule, describe, facts_from_table
 
 name = "deepspeed"
 role: Role = "deepspeed"
+EXAMPLES = ("ds_config.json", "zero3.json", "ds_z2_offload.json")
 
 
 def _offloaded(value: Any) -> bool | None:
@@ -80,6 +81,11 @@ def recognise(file: Input) -> float:
         key for key in ("fp16", "bf16", "optimizer", "scheduler") if isinstance(data.get(key), dict)
     ]
     return 0.8 if blocks else 0.6
+
+
+def keys() -> dict[str, list[str]]:
+    """Every key this format reads → the job-model pointers it sets (docs/formats.md)."""
+    return describe(TABLE)
 
 
 def parse(file: Input) -> Document:

@@ -12,10 +12,11 @@ from trainlint.job import Location
 from trainlint.sources import normalize as n
 from trainlint.sources.base import Document, Fact, Input, Reference, Role
 from trainlint.sources.structured import Path
-from trainlint.sources.table import Rule, facts_for, facts_from_table
+from trainlint.sources.table import Rule, describe, facts_for, facts_from_table
 
 name = "hf-trainer"
 role: Role = "config"
+EXAMPLES = ("config_full.yaml", "sft.yaml", "training_args.json")
 
 
 def _strategy(value: Any) -> str | None:
@@ -108,6 +109,13 @@ def parse(file: Input) -> Document:
             location = Location(file=file.path, line=line, column=column)
             doc.references.append(Reference(value.strip(), location, ref_role))
     return doc
+
+
+def keys() -> dict[str, list[str]]:
+    """Every key this format reads → the job-model pointers it sets (docs/formats.md)."""
+    return describe({(key,): rules for key, rules in KEYS.items()}) | {
+        key: ["(reference)"] for key in REFERENCE_KEYS
+    }
 
 
 def cli_key(flag: str) -> str:

@@ -25,6 +25,7 @@ from trainlint.sources.structured import MAX_BYTES, check_size
 
 name = "launch-script"
 role: Role = "entrypoint"
+EXAMPLES = ("train.sh", "launch.slurm", "submit.sbatch", "run (with a bash shebang)")
 
 _SUFFIXES = frozenset({"sh", "bash", "slurm", "sbatch"})
 _SHEBANG = re.compile(r"#!\s*(?:\S*/)?(?:env\s+(?:-\S+\s+)*)?(?:ba|z|k|da)?sh(?:\s|$)")
@@ -69,6 +70,32 @@ def parse(file: Input) -> Document:
     doc.references += _script_references(script, file.path)
     doc.facts = facts
     return doc
+
+
+def keys() -> dict[str, list[str]]:
+    """What this format reads → the job-model pointers it sets (docs/formats.md)."""
+    return {
+        "#SBATCH --gres / --gpus / --gpus-per-node / --gpus-per-task": [
+            "/resources/gpus_per_node", "/resources/gpu/model"],
+        "#SBATCH --nodes / -N": ["/resources/nodes"],
+        "#SBATCH --time / -t": ["/resources/time_limit_s"],
+        "#SBATCH --constraint": ["/resources/gpu/model"],
+        "#SBATCH --account / -A, --partition / -p, --comment k=v": ["/tags/<key>"],
+        "#SBATCH --job-name / -J": ["/name"],
+        "export NAME=value, NAME=value <command>": ["/env/NAME"],
+        "torchrun / python -m torch.distributed.run --nproc_per_node, --nnodes, --standalone": [
+            "/resources/gpus_per_node", "/resources/nodes"],
+        "deepspeed --num_gpus, --num_nodes, --include": [
+            "/resources/gpus_per_node", "/resources/nodes"],
+        "accelerate launch --num_processes, --num_machines, --mixed_precision, --config_file": [
+            "/resources/world_size", "/resources/nodes", "/training/precision", "(reference)"],
+        "mpirun -n, -npernode, -x": ["/resources/world_size", "/resources/gpus_per_node", "/env"],
+        "CUDA_VISIBLE_DEVICES": ["/resources/gpus_per_node"],
+        "launcher and entry script": ["/launcher/kind", "/launcher/entrypoint", "/launcher/command"],
+        "flags after the entry script (--save_steps 10)": ["as hf-trainer keys"],
+        "--config, --config_file, --deepspeed, positional *.yaml/*.json, bash/srun/sbatch x.sh": [
+            "(reference)"],
+    }  # fmt: skip
 
 
 def _first_statement(script: Script) -> float:

@@ -57,3 +57,12 @@ def lookup(data: Any, path: Path) -> tuple[bool, Any]:
         else:
             return False, None
     return True, data
+
+
+def describe(table: Table, separator: str = ".") -> dict[str, list[str]]:
+    """Key path (``zero_optimization.stage``) → the job-model pointers it sets, for the docs."""
+    described: dict[str, list[str]] = {}
+    for path, rules in table.items():
+        key = separator.join(str(part) for part in path) or "(document)"
+        described.setdefault(key, []).extend(rule.pointer for rule in rules)
+    return described
