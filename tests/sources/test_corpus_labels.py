@@ -65,7 +65,7 @@ LABELLED = [
 
 
 @needs_corpus
-@pytest.mark.parametrize(("source", "label"), LABELLED, ids=[l["file"] for _, l in LABELLED])
+@pytest.mark.parametrize(("source", "label"), LABELLED, ids=[label["file"] for _, label in LABELLED])
 def test_labelled_facts(source: str, label: dict[str, Any]) -> None:
     doc = read_file(CORPUS / label["file"])
     assert doc is not None and not doc.errors, label["file"]

@@ -91,7 +91,7 @@ def keys() -> dict[str, list[str]]:
             "/resources/world_size", "/resources/nodes", "/training/precision", "(reference)"],
         "mpirun -n, -npernode, -x": ["/resources/world_size", "/resources/gpus_per_node", "/env"],
         "CUDA_VISIBLE_DEVICES": ["/resources/gpus_per_node"],
-        "launcher and entry script": ["/launcher/kind", "/launcher/entrypoint", "/launcher/command"],
+        "the launch command": ["/launcher/kind", "/launcher/entrypoint", "/launcher/command"],
         "flags after the entry script (--save_steps 10)": ["as hf-trainer keys"],
         "--config, --config_file, --deepspeed, positional *.yaml/*.json, bash/srun/sbatch x.sh": [
             "(reference)"],
