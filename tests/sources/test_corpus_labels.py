@@ -62,10 +62,11 @@ def test_recognition_rate_and_coverage_table(capsys: pytest.CaptureFixture[str])
 LABELLED = [
     (source, label) for source, spec in SPECS.items() for label in spec.get("labels", [])
 ]
+LABEL_IDS = [label["file"] for _, label in LABELLED]
 
 
 @needs_corpus
-@pytest.mark.parametrize(("source", "label"), LABELLED, ids=[label["file"] for _, label in LABELLED])
+@pytest.mark.parametrize(("source", "label"), LABELLED, ids=LABEL_IDS)
 def test_labelled_facts(source: str, label: dict[str, Any]) -> None:
     doc = read_file(CORPUS / label["file"])
     assert doc is not None and not doc.errors, label["file"]
