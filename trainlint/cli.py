@@ -27,6 +27,7 @@ from trainlint import __version__
 from trainlint import engine as engines
 from trainlint.errors import TrainlintError
 from trainlint.findings import Severity, at_or_above
+from trainlint.formats import catalogue
 from trainlint.lint import check as run_check
 from trainlint.lint import load_jobs
 from trainlint.packs import load_builtin_pack
@@ -174,6 +175,15 @@ def rules() -> None:
     for rule in sorted(load_builtin_pack().rules, key=lambda r: r.id):
         summary = first_sentence(rule.description)
         click.echo(f"{rule.id}  {rule.slug:<26} {rule.severity:<8} {summary}")
+
+
+@main.command()
+@handle_errors
+def formats() -> None:
+    """List the formats trainlint reads, with example file names (docs/formats.md has keys)."""
+    for info in catalogue():
+        examples = ", ".join(info.examples)
+        click.echo(f"{info.name:<16} {info.role:<11} {examples}")
 
 
 def first_sentence(text: str) -> str:
