@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from trainlint.config import RepoConfig
 from trainlint.job import Job, Location, MissingReference, ParseError, SourceFile, UnknownKey
 from trainlint.sources import broken, read_document
 from trainlint.sources.base import PRECEDENCE, Document, Fact, Input, Reference
@@ -37,12 +38,13 @@ class Workspace:
     """Documents read so far, keyed by resolved path, so each file is parsed once per run."""
 
     root: Path = field(default_factory=Path.cwd)
+    config: RepoConfig = field(default_factory=RepoConfig)
     documents: dict[Path, Document | None] = field(default_factory=dict)
 
     def load(self, path: Path) -> Document | None:
         key = path.resolve()
         if key not in self.documents:
-            self.documents[key] = read_file(path)
+            self.documents[key] = read_file(path, self.config.forced_format(path))
         return self.documents[key]
 
     def resolve_reference(self, written: str, referrer: Path) -> Path | None:
@@ -67,7 +69,7 @@ def _regular_file(path: Path) -> bool:
         return False
 
 
-def read_file(path: Path) -> Document | None:
+def read_file(path: Path, forced: str | None = None) -> Document | None:
     """One file as a Document, or None when no format claims it.
 
     A file that cannot be read is a TL901 error. Text that is not UTF-8 is decoded with
@@ -83,7 +85,7 @@ def read_file(path: Path) -> Document | None:
         raw = path.read_bytes()
     except OSError as exc:
         return broken(shown, f"cannot read file: {exc.strerror or exc}")
-    return read_document(Input(shown, raw.decode("utf-8-sig", errors="replace")))
+    return read_document(Input(shown, raw.decode("utf-8-sig", errors="replace")), forced)
 
 
 def assemble(paths: Iterable[Path], workspace: Workspace | None = None) -> list[Job]:

@@ -26,6 +26,7 @@ EXCLUDED_NAMES = frozenset({
     "package.json", "package-lock.json", "tsconfig.json", "composer.json", "pnpm-lock.yaml",
     ".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "mkdocs.yml", "docker-compose.yml",
     "docker-compose.yaml", ".readthedocs.yaml", "environment.yml", "environment.yaml",
+    ".trainlint.yaml", ".trainlint.yml", ".trainlint.toml",
 })  # fmt: skip
 
 

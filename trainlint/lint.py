@@ -13,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from trainlint import engine as engines
 from trainlint.assemble import Workspace, assemble
+from trainlint.config import find_config
 from trainlint.discover import discover
 from trainlint.errors import ConfigError, PolicyError
 from trainlint.estimate import EstimateParams, estimate
@@ -42,7 +43,7 @@ def load_jobs(paths: Sequence[Path], pack: Pack | None = None) -> list[Job]:
     if missing:
         raise ConfigError(f"path does not exist: {', '.join(missing)}")
     params = estimate_params(pack or load_builtin_pack())
-    jobs = assemble(discover(paths), Workspace())
+    jobs = assemble(discover(paths), Workspace(config=find_config(paths[0])))
     for job in jobs:
         job.estimates = estimate(job, params)
     return jobs

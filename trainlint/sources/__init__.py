@@ -35,12 +35,16 @@ def all_sources() -> tuple[Source, ...]:
     return tuple(found)
 
 
-def read_document(file: Input) -> Document | None:
-    """The best-recognised format's reading of ``file``; None when no format claims it.
+def read_document(file: Input, forced: str | None = None) -> Document | None:
+    """The best-recognised format's reading of ``file`` (or the ``forced`` format's, when the
+    repo config names one for it); None when no format claims it.
 
     A file that cannot be parsed yields a Document holding its ParseError, never an exception.
     """
     try:
+        by_name = {source.name: source for source in all_sources()}
+        if forced is not None:
+            return finish(by_name[forced].parse(file), file)
         scored = [(source.recognise(file), index) for index, source in enumerate(all_sources())]
         confidence, best = max(scored, default=(0.0, -1))
         if confidence <= 0:
