@@ -114,7 +114,7 @@ def test_a_wrapper_and_the_script_it_runs_are_one_job(in_tmp: Path) -> None:
 
 def test_an_unrecognised_referenced_file_is_still_a_source(in_tmp: Path) -> None:
     script = "#!/bin/bash\naccelerate launch --config_file acc.yaml train.py --save_steps 5\n"
-    write(in_tmp, {"run.sh": script, "acc.yaml": "compute_environment: LOCAL_MACHINE\n"})
+    write(in_tmp, {"run.sh": script, "acc.yaml": "notes: hi\n"})
     job = jobs_by_id(Path("."))["run.sh"]
     assert [(s.path, s.format) for s in job.sources] == [
         ("run.sh", "launch-script"),

@@ -27,7 +27,7 @@ def test_discovery_rules(tmp_path: Path) -> None:
     touch(tmp_path, ".gitignore", "outputs/\n*.tmp.yaml\n")
     touch(tmp_path, "scratch.tmp.yaml")
     found = {p.relative_to(tmp_path).as_posix() for p in discover([tmp_path])}
-    assert found == {"configs/sft.yaml", "configs/ds.json", "scripts/launch"}
+    assert found == {"configs/sft.yaml", "configs/ds.json", "scripts/launch", "train.py"}
 
 
 def test_explicit_files_are_always_candidates(tmp_path: Path) -> None:

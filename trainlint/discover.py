@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pathspec
 
-CANDIDATE_SUFFIXES = frozenset({".yaml", ".yml", ".json", ".sh", ".bash", ".slurm", ".sbatch"})
+CANDIDATE_SUFFIXES = frozenset(
+    {".yaml", ".yml", ".json", ".toml", ".sh", ".bash", ".slurm", ".sbatch", ".py"}
+)
 
 # Directories nobody keeps training configs in (ruff's and pre-commit's usual suspects).
 EXCLUDED_DIRS = frozenset({

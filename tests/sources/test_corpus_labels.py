@@ -59,9 +59,7 @@ def test_recognition_rate_and_coverage_table(capsys: pytest.CaptureFixture[str])
     assert sum(hits.values()) >= 0.95 * sum(seen.values()), misses
 
 
-LABELLED = [
-    (source, label) for source, spec in SPECS.items() for label in spec.get("labels", [])
-]
+LABELLED = [(source, label) for source, spec in SPECS.items() for label in spec.get("labels", [])]
 LABEL_IDS = [label["file"] for _, label in LABELLED]
 
 

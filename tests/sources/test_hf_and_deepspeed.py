@@ -1,11 +1,73 @@
-"""HF TrainingArguments and DeepSpeed JSON sources: exact facts with exact positions."""
+"""HF TrainingArguments and DeepSpeed JSON sources: exact facts with exact positions.
+
+Also the helpers the other flat-YAML format tests share (accelerate, axolotl, LLaMA-Factory):
+facts as a comparable dict, fixtures, near-misses, and random mappings for hypothesis.
+"""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import CORPUS
+from trainlint.errors import SourceError
 from trainlint.job import Location
-from trainlint.sources import read_document
+from trainlint.sources import deepspeed, hf_trainer, read_document
 from trainlint.sources.base import Document, Input
 from trainlint.sources.hf_trainer import cli_facts
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def fixture(relative: str) -> Input:
+    path = FIXTURES / relative
+    return Input(str(path), path.read_text())
+
+
+def located(doc: Document) -> dict[str, tuple[Any, int, int]]:
+    """pointer → (value, line, column), the later fact winning as in assembly."""
+    return {f.pointer: (f.value, f.location.line, f.location.column) for f in doc.facts}
+
+
+def near_misses(doc: Document) -> list[tuple[str, str | None, int]]:
+    return [(u.key, u.suggestion, u.line) for u in doc.unknown_keys]
+
+
+_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-(10**12), 10**12), st.floats(allow_nan=True),
+    st.text(max_size=12), st.sampled_from(["auto", "${x.y}", "2e-5", "none", "FULL_SHARD", "cpu"]),
+)  # fmt: skip
+
+
+def mappings(keys: list[str]) -> st.SearchStrategy[dict[str, Any]]:
+    """Random mappings whose keys are mostly the format's own, values nested a little."""
+    values = st.recursive(
+        _SCALARS,
+        lambda inner: (
+            st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+        ),
+        max_leaves=8,
+    )
+    return st.dictionaries(st.sampled_from(keys) | st.text(max_size=10), values, max_size=12)
+
+
+def parse_never_raises(module: ModuleType, data: Any, suffix: str = "yaml") -> None:
+    """``recognise`` and ``parse`` give a result or a SourceError, nothing else."""
+    text = json.dumps(data) if suffix == "json" else yaml.safe_dump(data)
+    file = Input(f"random.{suffix}", text)
+    try:
+        module.recognise(file)
+        module.parse(file)
+    except SourceError:
+        pass
+
 
 HF_YAML = """\
 model_name_or_path: meta-llama/Meta-Llama-3-8B
@@ -104,3 +166,112 @@ def test_broken_file_is_a_located_error() -> None:
     doc = read_document(Input("ds.json", '{\n  "train_batch_size": GB_SIZE\n}'))
     assert doc is not None and doc.errors
     assert (doc.errors[0].line, doc.errors[0].column) == (2, 23)
+
+
+def test_hf_near_misses_name_the_key_meant() -> None:
+    text = "per_device_train_batch_size: 2\nsave_step: 10\nloging_steps: 1\nlora_rr: 8\n"
+    doc = read_document(Input("sft.yaml", text))
+    assert doc is not None and doc.format == "hf-trainer"
+    assert near_misses(doc) == [
+        ("save_step", "save_steps", 2),
+        ("loging_steps", "logging_steps", 3),
+        ("lora_rr", "lora_r", 4),
+    ]
+    assert "/checkpoint/every_steps" not in {f.pointer for f in doc.facts}
+
+
+def test_hf_known_keys_cover_trl_and_handbook_recipes() -> None:
+    keys = hf_trainer.KNOWN_KEYS
+    for key in (
+        "eval_strategy",
+        "evaluation_strategy",
+        "max_seq_length",
+        "max_length",
+        "beta",
+        "num_generations",
+        "dataset_mixture",
+        "use_peft",
+        "bnb_4bit_quant_type",
+        "torch_dtype",
+        "attn_implementation",
+        "use_liger_kernel",
+        "packing",
+        "model_revision",
+        "dataset_name",
+        "dataset_num_proc",
+        "hub_model_revision",
+    ):
+        assert key in keys, key
+
+
+def test_hf_yields_to_formats_with_their_own_marks() -> None:
+    shared = "save_steps: 10\nlogging_steps: 1\nsave_strategy: steps\nsave_total_limit: 2\n"
+    assert hf_trainer.recognise(Input("a.yaml", shared)) == 0.9
+    assert hf_trainer.recognise(Input("a.yaml", shared + "base_model: x\n")) <= 0.3
+    assert hf_trainer.recognise(Input("a.yaml", shared + "stage: sft\n")) <= 0.3
+
+
+def test_hf_interpolation_is_unknown() -> None:
+    doc = read_document(Input("a.yaml", "save_steps: ${oc.env:EVERY}\nmodel_name_or_path: ${m}\n"))
+    assert doc is not None and doc.facts == []
+
+
+def test_deepspeed_near_misses_top_level_and_zero() -> None:
+    text = (
+        '{\n  "train_micro_batch_size_per_gpu": 1,\n  "gradient_acumulation_steps": 4,\n'
+        '  "zero_optimization": {\n    "stage": 3,\n    "overlap_com": true,\n'
+        '    "stage3_prefetch_bucket_sze": 5e7\n  }\n}'
+    )
+    doc = read_document(Input("ds.json", text))
+    assert doc is not None and doc.format == "deepspeed"
+    assert near_misses(doc) == [
+        ("gradient_acumulation_steps", "gradient_accumulation_steps", 3),
+        ("overlap_com", "overlap_comm", 6),
+        ("stage3_prefetch_bucket_sze", "stage3_prefetch_bucket_size", 7),
+    ]
+
+
+def test_bing_bert_schedule_json_gives_model_dimensions() -> None:
+    text = (
+        '{"name": "bert", "bert_model_config": {"hidden_size": 1024, "num_hidden_layers": 24,'
+        ' "num_attention_heads": 16}, "mixed_seq_training": {"128": {"num_epochs": 1}}}'
+    )
+    doc = read_document(Input("bert_large.json", text))
+    assert doc is not None and doc.format == "deepspeed" and doc.role == "config"
+    assert {f.pointer: f.value for f in doc.facts} == {
+        "/name": "bert", "/model/hidden": 1024, "/model/layers": 24, "/model/heads": 16,
+    }  # fmt: skip
+
+
+# Corpus folders whose files are read as these formats (HF, DeepSpeed, accelerate, axolotl,
+# LLaMA-Factory): not one key of them is a near-miss of a known key.
+_FOLDERS = ("accelerate", "axolotl", "llama-factory", "alignment-handbook", "trl",
+            "transformers", "deepspeed")  # fmt: skip
+
+
+def _corpus_files() -> list[Path]:
+    if not CORPUS.is_dir():
+        return []
+    return sorted(path for folder in _FOLDERS for path in (CORPUS / folder).glob("*.*"))
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not present")
+@pytest.mark.parametrize("path", _corpus_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_corpus_files_have_no_near_misses(path: Path) -> None:
+    doc = read_document(Input(str(path), path.read_text()))
+    assert doc is not None
+    assert near_misses(doc) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(mappings([*sorted(hf_trainer.KNOWN_KEYS)[:400], "deepspeed", "fsdp"]))
+def test_hf_random_mappings_never_raise(data: dict[str, Any]) -> None:
+    parse_never_raises(hf_trainer, {"save_steps": 1, **data})
+    parse_never_raises(hf_trainer, {"save_steps": 1, **data}, suffix="json")
+
+
+@settings(max_examples=200, deadline=None)
+@given(mappings([*sorted(deepspeed.KNOWN_KEYS)[:400], "zero_optimization", "bert_model_config"]))
+def test_deepspeed_random_mappings_never_raise(data: dict[str, Any]) -> None:
+    parse_never_raises(deepspeed, {"zero_optimization": data, **data}, suffix="json")
+    parse_never_raises(deepspeed, {"bert_model_config": data, "mixed_seq_training": 1}, "json")

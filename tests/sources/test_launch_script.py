@@ -100,8 +100,16 @@ EXPECTED: dict[str, tuple[list[FactRow], list[RefRow]]] = {
             ("/launcher/entrypoint", "pretrain_gpt.py", 36, 33),
             ("/resources/gpus_per_node", 8, 15, 5),
             ("/resources/nodes", 4, 16, 5),
+            ("/model/layers", 24, 23, 5),
+            ("/model/hidden", 2048, 24, 5),
+            ("/model/seq_len", 4096, 25, 5),
+            ("/training/micro_batch_size", 2, 29, 5),
+            ("/training/global_batch_size", 256, 30, 5),
+            ("/training/max_steps", 100000, 31, 5),
             ("/training/precision", "bf16", 32, 5),
             ("/training/seed", 42, 33, 5),
+            ("/training/parallelism/tensor", 2, 39, 5),
+            ("/checkpoint/every_steps", 1000, 40, 5),
         ],
         [],
     ),
@@ -144,7 +152,7 @@ EXPECTED: dict[str, tuple[list[FactRow], list[RefRow]]] = {
             ("/training/precision", "fp16", 5, 5),
             ("/data/num_workers", 0, 5, 12),
         ],
-        [],
+        [("config/train_small.py", "config", 4, 44)],  # a nanoGPT-style Python config
     ),
     "slurm_torchrun_hf.slurm": (
         [

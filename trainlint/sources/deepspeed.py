@@ -6,12 +6,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
+from trainlint.sources import _flat
 from trainlint.sources import normalize as n
+from trainlint.sources._deepspeed_keys import TOP_LEVEL, ZERO
 from trainlint.sources.base import Document, Input, Role
 from trainlint.sources.structured import Path
-from trainlint.sources.table import Rule, describe, facts_from_table
+from trainlint.sources.table import Rule, describe
 
 name = "deepspeed"
 role: Role = "deepspeed"
@@ -58,6 +61,20 @@ TABLE: dict[Path, list[Rule]] = {
     ],
 }
 
+# DeepSpeedExamples' bing_bert model + schedule JSON travels with its DeepSpeed configs and is
+# read by the same scripts: its model dimensions are facts; it sets no DeepSpeed option.
+BERT_TABLE: dict[Path, list[Rule]] = {
+    ("name",): [Rule("/name", n.to_str)],
+    ("bert_model_config", "hidden_size"): [Rule("/model/hidden", n.positive_int)],
+    ("bert_model_config", "num_hidden_layers"): [Rule("/model/layers", n.positive_int)],
+    ("bert_model_config", "num_attention_heads"): [Rule("/model/heads", n.positive_int)],
+    ("bert_model_config", "intermediate_size"): [Rule("/model/ffn_hidden", n.positive_int)],
+    ("bert_model_config", "vocab_size_or_config_json_file"): [Rule("/model/vocab", n.positive_int)],
+}
+
+KNOWN_KEYS = TOP_LEVEL
+ZERO_KEYS = ZERO
+
 _DISTINCTIVE = {
     "zero_optimization",
     "train_micro_batch_size_per_gpu",
@@ -75,6 +92,8 @@ def recognise(file: Input) -> float:
     data = file.mapping
     if set(data) & _DISTINCTIVE:
         return 0.95
+    if _is_bert_schedule(data):
+        return 0.6
     if len(set(data) & _LIKELY) < 2:
         return 0.0
     blocks = [
@@ -83,12 +102,21 @@ def recognise(file: Input) -> float:
     return 0.8 if blocks else 0.6
 
 
+def _is_bert_schedule(data: dict[str, Any]) -> bool:
+    model = data.get("bert_model_config")
+    return isinstance(model, dict) and "hidden_size" in model and "mixed_seq_training" in data
+
+
 def keys() -> dict[str, list[str]]:
     """Every key this format reads → the job-model pointers it sets (docs/formats.md)."""
-    return describe(TABLE)
+    return describe(TABLE) | describe(BERT_TABLE)
 
 
 def parse(file: Input) -> Document:
-    doc = Document(file.path, name, recognise(file), role)
-    doc.facts = facts_from_table(file.trees[0], TABLE, file.path)
-    return doc
+    """DeepSpeed's facts, and keys one or two edits from a real one at the top level and in
+    ``zero_optimization`` (DeepSpeed ignores unknown keys, so ``zero_optimisation`` silently
+    trains without ZeRO)."""
+    if _is_bert_schedule(file.mapping) and not set(file.mapping) & _DISTINCTIVE:
+        return _flat.document(file, name, "config", recognise(file), BERT_TABLE, {})
+    known: dict[Path, Collection[str]] = {(): KNOWN_KEYS, ("zero_optimization",): ZERO_KEYS}
+    return _flat.document(file, name, role, recognise(file), TABLE, known)

@@ -9,10 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from trainlint.job import Location
+from trainlint.sources import _flat
 from trainlint.sources import normalize as n
+from trainlint.sources._hf_keys import KNOWN_KEYS as KNOWN_KEYS
 from trainlint.sources.base import Document, Fact, Input, Reference, Role
 from trainlint.sources.structured import Path
-from trainlint.sources.table import Rule, describe, facts_for, facts_from_table
+from trainlint.sources.table import Rule, describe, facts_for
 
 name = "hf-trainer"
 role: Role = "config"
@@ -87,6 +89,16 @@ _DISTINCTIVE = {
     "warmup_ratio", "optim", "logging_strategy", "per_device_eval_batch_size",
 }  # fmt: skip
 _GENERIC = {"output_dir", "learning_rate", "num_train_epochs", "gradient_accumulation_steps"}
+# Keys HfArgumentParser would reject, each the mark of a format built on HF-like keys
+# (axolotl, LLaMA-Factory, accelerate): such a file is theirs, whatever HF keys it shares.
+_FOREIGN = {
+    "base_model", "micro_batch_size", "sequence_len", "adapter", "datasets", "saves_per_epoch",
+    "stage", "finetuning_type", "cutoff_len", "template", "distributed_type",
+    "compute_environment",
+}  # fmt: skip
+# Never 1.0: a format with its own marks (axolotl, LLaMA-Factory score 0.95) wins over the
+# HF keys it shares, and ties go to the later module name, which hf_trainer often is.
+_MAX = 0.9
 
 
 def recognise(file: Input) -> float:
@@ -94,20 +106,21 @@ def recognise(file: Input) -> float:
         return 0.0
     keys = set(file.mapping)
     distinctive, generic = len(_DISTINCTIVE & keys), len(_GENERIC & keys)
-    return 0.0 if distinctive == 0 else min(1.0, 0.5 + 0.1 * (distinctive + generic))
+    if distinctive == 0:
+        return 0.0
+    score = min(_MAX, 0.5 + 0.1 * (distinctive + generic))
+    return min(score, 0.3) if keys & _FOREIGN else score
+
+
+def table() -> dict[Path, list[Rule]]:
+    return {(key,): rules for key, rules in KEYS.items()}
 
 
 def parse(file: Input) -> Document:
-    tree = file.trees[0]
-    table: dict[Path, list[Rule]] = {(key,): rules for key, rules in KEYS.items()}
-    doc = Document(file.path, name, recognise(file), role)
-    doc.facts = facts_from_table(tree, table, file.path)
-    for key, ref_role in REFERENCE_KEYS.items():
-        value = file.mapping.get(key)
-        if isinstance(value, str) and value.strip():
-            line, column = tree.span((key,))
-            location = Location(file=file.path, line=line, column=column)
-            doc.references.append(Reference(value.strip(), location, ref_role))
+    doc = _flat.document(file, name, role, recognise(file), table(), {(): KNOWN_KEYS})
+    tree = _flat.plain(file.trees[0])
+    refs: dict[Path, Role] = {(key,): ref_role for key, ref_role in REFERENCE_KEYS.items()}
+    doc.references = _flat.references(tree, refs, file.path)
     return doc
 
 

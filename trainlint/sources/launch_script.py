@@ -16,7 +16,7 @@ from functools import partial
 
 from trainlint.errors import SourceError
 from trainlint.job import Location
-from trainlint.sources import hf_trainer, launchers, shell, slurm
+from trainlint.sources import _megatron_flags, hf_trainer, launchers, shell, slurm
 from trainlint.sources.base import Document, Fact, Input, Reference, Role
 from trainlint.sources.launchers import Launch, location
 from trainlint.sources.redact import redact_text
@@ -63,11 +63,11 @@ def parse(file: Input) -> Document:
     found = [launchers.analyse(command, file.path, inline) for command in script.commands]
     launch = launchers.best([launch for launch in found if launch is not None])
     doc = Document(file.path, name, recognise(file), role)
-    facts = [*header_facts, *_env_facts(script, launch, file.path)]
+    facts = [*header_facts, *env_facts(script, launch, file.path)]
     if launch is not None:
-        facts += _launch_facts(launch, header_facts, script, file.path)
-        doc.references = _references(launch, file.path)
-    doc.references += _script_references(script, file.path)
+        facts += launch_facts(launch, header_facts, script, file.path)
+        doc.references = launch_references(launch, file.path)
+    doc.references += script_references(script, file.path)
     doc.facts = facts
     return doc
 
@@ -110,7 +110,7 @@ def _uses_srun(script: Script) -> bool:
     )
 
 
-def _env_facts(script: Script, launch: Launch | None, file: str) -> list[Fact]:
+def env_facts(script: Script, launch: Launch | None, file: str) -> list[Fact]:
     """The environment the launch sees: exports made before it (not only in an if/case
     branch; an ``unset`` removes one), plus its prefix assignments
     (``NCCL_DEBUG=INFO torchrun …``)."""
@@ -128,7 +128,7 @@ def _env_fact(assignment: Assignment, file: str) -> Fact:
     return Fact(f"/env/{assignment.name}", assignment.value, where)
 
 
-def _launch_facts(
+def launch_facts(
     launch: Launch, header_facts: Sequence[Fact], script: Script, file: str
 ) -> list[Fact]:
     command = launch.command
@@ -145,7 +145,7 @@ def _launch_facts(
     return facts + program_facts(launch.program, file)[0]
 
 
-def _references(launch: Launch, file: str) -> list[Reference]:
+def launch_references(launch: Launch, file: str) -> list[Reference]:
     found = [*launch.references, *program_facts(launch.program, file)[1]]
     return [Reference(redact_text(r.path), r.location, r.role) for r in found]
 
@@ -154,7 +154,7 @@ _RUNS_SCRIPT = frozenset({"bash", "sh", "zsh", "source", ".", "sbatch", "srun"})
 _SCRIPT_FILE = re.compile(r"\.(?:sh|bash|slurm|sbatch)$")
 
 
-def _script_references(script: Script, file: str) -> list[Reference]:
+def script_references(script: Script, file: str) -> list[Reference]:
     """``sbatch train.slurm``, ``srun bash run.sh``: the script run is part of this job, so
     the wrapper's headers and tags meet the inner script's launch."""
     found = []
@@ -209,9 +209,13 @@ def program_facts(words: Sequence[Word], file: str) -> tuple[list[Fact], list[Re
                 value, index = words[index].text, index + 1
             if value is None:
                 continue
-            facts += hf_trainer.cli_facts(flag, value, where)
+            facts += hf_trainer.cli_facts(flag, value, where) or _megatron_flags.cli_facts(
+                flag, value, where
+            )
             references += _flag_reference(flag, value, where)
-        elif not text.startswith("-") and _CONFIG_FILE.search(text):
+        elif not text.startswith("-") and (
+            _CONFIG_FILE.search(text) or re.search(r"conf.*\.py$", text, re.IGNORECASE)
+        ):  # nanoGPT ``train.py config/train_gpt2.py``; not ``deepy.py train.py a.yml``
             references.append(Reference(text, where, "config"))
     return facts, references
 

@@ -108,6 +108,7 @@ class _Context:
     file: str
     nodes: int | None
     tasks_per_node: int | None
+    tasks_unknown: bool = False  # --ntasks[-per-node]=$VAR: a per-task count is then unknown
 
     def fact(self, pointer: str, value: object, option: Option) -> Fact:
         location = Location(file=self.file, line=option.line, column=option.column)
@@ -116,7 +117,9 @@ class _Context:
 
 def resource_facts(options: Sequence[Option], file: str) -> list[Fact]:
     """Job-model facts for SLURM options, in option order."""
-    context = _Context(file, _last(options, "nodes", _count), _tasks_per_node(options))
+    tasks = _tasks_per_node(options)
+    written = any(o.name in ("ntasks", "ntasks-per-node") and o.value for o in options)
+    context = _Context(file, _last(options, "nodes", _count), tasks, tasks is None and written)
     facts: list[Fact] = []
     for option in options:
         handler = _HANDLERS.get(option.name)
@@ -152,9 +155,13 @@ def _count(text: str) -> int | None:
 
 
 def _tasks_per_node(options: Sequence[Option]) -> int | None:
-    """--ntasks-per-node, or --ntasks spread evenly over --nodes."""
+    """--ntasks-per-node, or --ntasks spread evenly over --nodes (one node without -N, as
+    for --gpus; a --nodes of unknown value leaves it unknown)."""
     per_node = _last(options, "ntasks-per-node", _count)
     tasks, nodes = _last(options, "ntasks", _count), _last(options, "nodes", _count)
+    nodes_written = any(o.name == "nodes" and o.value for o in options)
+    if per_node is None and tasks and not nodes_written:
+        return tasks
     if per_node is None and tasks and nodes and tasks % nodes == 0:
         return tasks // nodes
     return per_node
@@ -195,7 +202,7 @@ def _per_node(per: str) -> Callable[[Option, _Context], list[Fact]]:
         kind, count = gpu_request(option.value or "", gres=option.name == "gres")
         facts = gpu_facts(kind, option, context)
         if count is not None and per == "task":
-            count *= context.tasks_per_node or 1
+            count = None if context.tasks_unknown else count * (context.tasks_per_node or 1)
         elif count is not None and per == "job":
             nodes = context.nodes or 1  # without --nodes, sbatch allocates one node
             count = count // nodes if count % nodes == 0 else None

@@ -1,0 +1,53 @@
+"""Helpers for the torchtune, litgpt, Lightning and Hydra tests: comparable facts, random data."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import yaml
+from hypothesis import strategies as st
+
+from trainlint.errors import SourceError
+from trainlint.sources.base import Document, Input
+
+
+def located(doc: Document) -> dict[str, tuple[Any, int, int]]:
+    """pointer → (value, line, column), the later fact winning as in assembly."""
+    return {f.pointer: (f.value, f.location.line, f.location.column) for f in doc.facts}
+
+
+def near_misses(doc: Document) -> list[tuple[str, str | None, int]]:
+    return [(u.key, u.suggestion, u.line) for u in doc.unknown_keys]
+
+
+_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-(10**12), 10**12), st.floats(allow_nan=True),
+    st.text(max_size=12),
+    st.sampled_from(["auto", "${x.y}", "${oc.env:X}", "2e-5", "bf16-mixed", "ddp", "-1", "${"]),
+)  # fmt: skip
+
+
+def values() -> st.SearchStrategy[Any]:
+    return st.recursive(
+        _SCALARS,
+        lambda inner: (
+            st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+        ),
+        max_leaves=8,
+    )
+
+
+def mappings(keys: list[str]) -> st.SearchStrategy[dict[str, Any]]:
+    """Random mappings whose keys are mostly the format's own."""
+    return st.dictionaries(st.sampled_from(keys) | st.text(max_size=10), values(), max_size=12)
+
+
+def parse_never_raises(module: ModuleType, data: Any, path: str = "random.yaml") -> None:
+    """``recognise`` and ``parse`` give a result or a SourceError, nothing else."""
+    file = Input(path, yaml.safe_dump(data))
+    try:
+        module.recognise(file)
+        module.parse(file)
+    except SourceError:
+        pass

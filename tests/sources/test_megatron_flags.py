@@ -1,0 +1,103 @@
+"""Megatron-LM flags: the table, and a launch script whose flags come from bash arrays
+(``GPT_MODEL_ARGS=(--num-layers 96 ...)``) landing with the place they were written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from trainlint.job import Location
+from trainlint.sources import _megatron_flags, launch_script, read_document
+from trainlint.sources.base import Input
+
+SCRIPT = Path(__file__).parent / "fixtures" / "megatron" / "pretrain_gpt3.sh"
+HERE = Location(file="run.sh", line=3, column=5)
+
+
+def test_array_flags_land_with_their_positions() -> None:
+    doc = read_document(Input(str(SCRIPT), SCRIPT.read_text()))
+    assert doc is not None and doc.format == "launch-script"
+    rows = [
+        (f.pointer, f.value, f.location.line, f.location.column)
+        for f in doc.facts
+        if not f.pointer.startswith("/launcher/")
+    ]
+    assert rows == [
+        ("/resources/gpus_per_node", 8, 8, 5),
+        ("/resources/nodes", 16, 9, 5),
+        ("/model/layers", 96, 13, 5),
+        ("/model/hidden", 12288, 14, 5),
+        ("/model/heads", 96, 15, 5),
+        ("/model/seq_len", 2048, 16, 5),
+        ("/training/micro_batch_size", 1, 20, 5),
+        ("/training/global_batch_size", 1536, 21, 5),
+        ("/training/max_steps", 500000, 22, 5),
+        ("/training/precision", "bf16", 23, 5),  # --bf16, read by the HF table
+        ("/training/precision", "fp8", 24, 5),  # --fp8-format hybrid, later: wins
+        ("/training/parallelism/zero_stage", 1, 25, 5),
+        ("/training/activation_checkpointing", True, 26, 5),
+        ("/resources/time_limit_s", 14100.0, 27, 5),
+        ("/training/parallelism/tensor", 8, 31, 5),
+        ("/training/parallelism/pipeline", 16, 32, 5),
+        ("/logging/every_steps", 100, 36, 5),
+        ("/checkpoint/every_steps", 10000, 37, 5),
+        ("/eval/every_steps", 1000, 38, 5),
+        ("/logging/reporters", ["tensorboard"], 40, 5),
+    ]  # --save and --some-unknown-flag give nothing
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "expected"),
+    [
+        ("--train-samples", "1953125000", [("/training/dataset_samples", 1953125000)]),
+        ("--ffn-hidden-size", "14336", [("/model/ffn_hidden", 14336)]),
+        ("--num-query-groups", "8", [("/model/kv_heads", 8)]),
+        ("--num_workers", "6", [("/data/num_workers", 6)]),  # underscores spell the same flag
+        ("--recompute-activations", True, [("/training/activation_checkpointing", True)]),
+        ("--use-torch-fsdp2", True, [("/training/parallelism/strategy", "fsdp")]),
+        ("--no-save-optim", True, [("/checkpoint/save_optimizer", False)]),
+        ("--wandb-project", "gpt3", [("/logging/reporters", ["wandb"])]),
+        ("--exit-duration-in-mins", "$MINUTES", []),
+        ("--global-batch-size", "$((WORLD_SIZE*8))", []),
+        ("--lr", "6e-5", []),
+        ("--not-a-megatron-flag", "1", []),
+    ],
+)
+def test_cli_facts(flag: str, value: Any, expected: list[tuple[str, Any]]) -> None:
+    facts = _megatron_flags.cli_facts(flag, value, HERE)
+    assert [(f.pointer, f.value) for f in facts] == expected
+    assert all(f.location == HERE for f in facts)
+
+
+def test_optimizer_flag_is_normalised() -> None:
+    facts = _megatron_flags.cli_facts("--optimizer", "adam", HERE)
+    assert {f.pointer: f.value for f in facts} == {
+        "/training/optimizer/name": "adam",
+        "/training/optimizer/family": "adamw",
+        "/training/optimizer/eight_bit": False,
+        "/training/optimizer/experimental": False,
+    }
+
+
+def test_hf_flags_keep_their_hf_meaning() -> None:
+    """A flag both tables know is read once, by the HF table (``--seed``, ``--fp16``)."""
+    facts, _ = launch_script.program_facts([], "run.sh")
+    assert facts == []
+    text = "#!/bin/bash\npython train.py --seed 7 --fp16 --save_steps 5 --micro-batch-size 2\n"
+    doc = read_document(Input("run.sh", text))
+    assert doc is not None
+    found = [(f.pointer, f.value) for f in doc.facts if not f.pointer.startswith("/launcher/")]
+    assert found == [
+        ("/training/seed", 7),
+        ("/training/precision", "fp16"),
+        ("/checkpoint/every_steps", 5.0),
+        ("/training/micro_batch_size", 2),
+    ]
+
+
+def test_keys_document_every_flag() -> None:
+    described = _megatron_flags.keys()
+    assert described["--save-interval"] == ["/checkpoint/every_steps"]
+    assert len(described) == len(_megatron_flags.FLAGS)

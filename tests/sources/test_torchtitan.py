@@ -1,0 +1,195 @@
+"""torchtitan TOML: the positioned TOML reader, exact facts for the old and new section layouts,
+recognition (a pyproject.toml is not a training config), typos, invalid TOML, discovery."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tomlkit
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from trainlint.discover import discover
+from trainlint.errors import SourceError
+from trainlint.sources import read_document, torchtitan
+from trainlint.sources._toml import load_toml
+from trainlint.sources.base import Document, Input
+
+FIXTURES = Path(__file__).parent / "fixtures" / "torchtitan"
+
+
+def read(name: str) -> Document:
+    path = FIXTURES / name
+    doc = read_document(Input(str(path), path.read_text()))
+    assert doc is not None and not doc.errors
+    return doc
+
+
+def rows(doc: Document) -> list[tuple[str, Any, int, int]]:
+    return [(f.pointer, f.value, f.location.line, f.location.column) for f in doc.facts]
+
+
+OPTIMIZER = [
+    ("/training/optimizer/name", "AdamW"), ("/training/optimizer/family", "adamw"),
+    ("/training/optimizer/eight_bit", False), ("/training/optimizer/experimental", False),
+]  # fmt: skip
+
+
+def test_published_llama3_8b_layout() -> None:
+    doc = read("llama3_8b.toml")
+    assert doc.format == "torchtitan"
+    assert rows(doc) == [
+        ("/name", "Llama 3 8B training", 6, 1),
+        ("/training/micro_batch_size", 1, 32, 1),
+        ("/model/seq_len", 8192, 33, 1),
+        ("/training/max_steps", 1000, 35, 1),
+        ("/training/compile", False, 36, 1),
+        ("/training/parallelism/strategy", "fsdp", 41, 1),  # shard degree -1: the rest
+        ("/training/parallelism/tensor", 2, 42, 1),
+        ("/training/parallelism/pipeline", 1, 43, 1),
+        ("/checkpoint/strategy", "steps", 47, 1),
+        ("/checkpoint/async", False, 52, 1),
+        ("/checkpoint/save_optimizer", True, 50, 1),
+        ("/logging/every_steps", 10, 14, 1),
+        ("/training/activation_checkpointing", True, 55, 1),
+        ("/logging/profiler/enabled", True, 9, 1),
+        ("/logging/profiler/scheduled", True, 9, 1),
+        *[(pointer, value, 24, 1) for pointer, value in OPTIMIZER],
+        ("/model/name", "llama3-8B", 19, 1),
+        ("/checkpoint/every_steps", 500, 49, 1),
+        ("/logging/reporters", ["tensorboard"], 15, 1),
+    ]
+    assert doc.unknown_keys == []
+
+
+def test_newer_layout_local_batch_compile_section_and_float8() -> None:
+    doc = read("llama3_8b_new.toml")
+    assert rows(doc) == [
+        ("/name", "Llama 3 8B training", 3, 1),
+        ("/training/micro_batch_size", 3, 17, 1),
+        ("/training/global_batch_size", 96, 18, 1),
+        ("/model/seq_len", 8192, 19, 1),
+        ("/training/max_steps", 1000, 21, 1),
+        ("/training/precision", "bf16", 23, 1),
+        ("/training/precision", "fp8", 14, 1),  # converters = ["float8"] wins
+        ("/training/compile", True, 42, 1),
+        ("/training/parallelism/strategy", "fsdp", 28, 1),
+        ("/training/parallelism/tensor", 1, 29, 1),
+        ("/training/parallelism/pipeline", 1, 30, 1),
+        ("/checkpoint/strategy", "steps", 46, 1),
+        ("/checkpoint/keep_last", 5, 48, 1),
+        ("/checkpoint/async", True, 49, 1),
+        ("/logging/every_steps", 2, 6, 1),
+        ("/training/activation_checkpointing", False, 34, 1),
+        *[(pointer, value, 37, 1) for pointer, value in OPTIMIZER],
+        ("/model/name", "llama3-8B", 11, 1),
+        ("/checkpoint/every_steps", 250, 47, 1),
+        ("/logging/reporters", [], 7, 1),
+    ]
+
+
+def test_interval_in_seconds_and_typos() -> None:
+    text = (
+        "[job]\ndescription = 'x'\n[training]\nsteps = 10\nlocal_batchsize = 2\n"
+        "[checkpoint]\ninterval_type = 'seconds'\ninterval = 600\n[metrics]\nlog_freq = 1\n"
+    )
+    doc = torchtitan.parse(Input("t.toml", text))
+    values = {f.pointer: f.value for f in doc.facts}
+    assert values["/checkpoint/every_seconds"] == 600
+    assert "/checkpoint/every_steps" not in values
+    assert [(u.key, u.suggestion, u.line, u.column) for u in doc.unknown_keys] == [
+        ("local_batchsize", "local_batch_size", 5, 1)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[job]\ndump_folder = 'o'\n[training]\nsteps = 1\n[model]\nname = 'llama3'\n", 0.95),
+        ("[project]\nname = 'x'\n[tool.ruff]\nline-length = 100\n", 0.0),
+        ("[job]\n[training]\n", 0.0),  # two sections only
+    ],
+)
+def test_recognition(text: str, expected: float) -> None:
+    assert torchtitan.recognise(Input("c.toml", text)) == expected
+
+
+def test_recognition_needs_the_toml_suffix_and_sniffs_before_parsing() -> None:
+    assert torchtitan.recognise(Input("c.yaml", "job: {}\ntraining: {}\n")) == 0.0
+    assert torchtitan.recognise(Input("pyproject.toml", "[project\nname = 1\n")) == 0.0
+
+
+def test_invalid_torchtitan_toml_is_a_located_parse_error() -> None:
+    doc = read_document(Input("bad.toml", "[job]\ndescription = 'x'\n[training]\nsteps = \n"))
+    assert doc is not None and doc.format == "unknown"
+    [error] = doc.errors
+    assert (error.line, error.message.startswith("invalid TOML")) == (4, True)
+
+
+def test_toml_files_are_discovery_candidates(tmp_path: Path) -> None:
+    (tmp_path / "llama3_8b.toml").write_text("[job]\n")
+    assert [p.name for p in discover([tmp_path])] == ["llama3_8b.toml"]
+
+
+def test_spans_of_headers_dotted_quoted_inline_and_arrays_of_tables() -> None:
+    tree = load_toml(
+        "[job]\na.'b c' = 1\n[[x.y]]\nq = [1, {r = 2}]\n[[x.y]]\n\"q\" = 3\n[x.y.z]\nw = 4\n"
+    )
+    assert tree.data == {"job": {"a": {"b c": 1}},
+                         "x": {"y": [{"q": [1, {"r": 2}]}, {"q": 3, "z": {"w": 4}}]}}  # fmt: skip
+    assert tree.span(("job",)) == (1, 2)
+    assert tree.span(("job", "a", "b c")) == (2, 3)
+    assert tree.span(("x", "y", 0, "q", 1, "r")) == (4, 10)
+    assert tree.span(("x", "y", 1)) == (5, 3)
+    assert tree.span(("x", "y", 1, "q")) == (6, 1)
+    assert tree.span(("x", "y", 1, "z", "w")) == (8, 1)
+
+
+NAMES = st.text("abcxyz_-", min_size=1, max_size=6) | st.text(min_size=1, max_size=5)
+SCALARS = st.one_of(
+    st.booleans(), st.integers(-(2**63), 2**63 - 1), st.text(max_size=12),
+    st.floats(allow_nan=False, allow_infinity=False),
+)  # fmt: skip
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(NAMES, inner, max_size=3),
+    max_leaves=12,
+)
+
+
+def _walk(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [path] if path else []
+    if isinstance(value, dict):
+        for key, child in value.items():
+            found += _walk(child, (*path, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            found += _walk(child, (*path, index))
+    return found
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(NAMES, VALUES, max_size=5))
+def test_toml_tree_round_trip_locates_every_path(data: dict[str, Any]) -> None:
+    text = tomlkit.dumps(data)
+    tree = load_toml(text)
+    assert tree.data == data
+    lines = text.count("\n") + 1
+    for path in _walk(data):
+        assert path in tree.spans, path
+        line, column = tree.spans[path]
+        assert 1 <= line <= lines and column >= 1
+
+
+@settings(max_examples=150)
+@given(st.text(max_size=200))
+def test_arbitrary_text_raises_only_source_error(text: str) -> None:
+    try:
+        load_toml(text)
+        file = Input("x.toml", "[job]\n[training]\n[model]\n" + text)
+        torchtitan.recognise(file)
+        torchtitan.parse(file)
+    except SourceError:
+        pass

@@ -1,0 +1,183 @@
+"""Hydra / OmegaConf configs (lightning-hydra-template style): ``defaults:`` lists of config
+groups, ``_target_`` objects and ``${...}`` interpolation, composed from the repo's files.
+
+A file is read as Hydra composes it: its defaults tree is expanded from the files next to it,
+the layers are merged (later wins, ``_self_`` where listed), interpolations that name keys of
+the merged config are resolved and resolvers are left unknown; the merged view is then read
+with the Lightning table. Each fact points at the file and line of the key that won. Group
+files are References, so they join the root's job; a composing config (the primary one that
+``@hydra.main`` loads, an experiment, a group file with its own defaults) has role
+"entrypoint", so its merged view wins over the partial view of each file it pulls in.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path as FsPath
+from typing import Any
+
+from trainlint.job import Location
+from trainlint.sources import lightning
+from trainlint.sources._hydra_defaults import (
+    Composer,
+    Composition,
+    Entry,
+    Root,
+    entries,
+    header_package,
+)
+from trainlint.sources._located import Locate
+from trainlint.sources._omegaconf import Layer, resolve
+from trainlint.sources.base import Document, Input, Reference, Role
+from trainlint.sources.structured import Path, Tree
+from trainlint.sources.typos import near_misses
+
+name = "hydra"
+role: Role = "config"
+EXAMPLES = ("configs/train.yaml", "configs/trainer/gpu.yaml", "conf/config.yaml")
+
+_PRIMARY_KEYS = {"trainer", "model", "data", "callbacks"}
+
+
+def recognise(file: Input) -> float:
+    """Hydra's own syntax: a defaults list, a ``# @package`` header, ``_target_`` objects or
+    ``${hydra:...}``. NeMo configs (``exp_manager``) are Hydra too but have their own format."""
+    if not file.is_structured or file.suffix == "json":
+        return 0.0
+    data = file.mapping
+    if "exp_manager" in data:
+        return 0.3
+    if isinstance(data.get("defaults"), list) or header_package(file.text):
+        return 0.9
+    if _has_target(data, 0):
+        return 0.85
+    if "${hydra:" in file.text:
+        return 0.8
+    return 0.35 if "${oc." in file.text else 0.0
+
+
+def _has_target(data: Any, depth: int) -> bool:
+    if not isinstance(data, dict) or depth > 2:
+        return False
+    return "_target_" in data or any(_has_target(v, depth + 1) for v in data.values())
+
+
+def parse(file: Input) -> Document:
+    tree = file.trees[0]
+    path = FsPath(file.path)
+    root, group = placement(path, tree.data)
+    package = _own_package(file.text, group)
+    composition = compose(root, path, tree, file.text, group, package)
+    doc = Document(file.path, name, recognise(file), _role(composition, group, file.text))
+    doc.facts = lightning.read(resolve(composition.merged.data), locator(composition.merged))
+    doc.references = _references(composition, root, path, tree, file.path)
+    trainer_path: Path = () if package == ("trainer",) else ("trainer",)
+    doc.unknown_keys = near_misses(tree, lightning.TRAINER_KEYS, name, file.path, trainer_path)
+    return doc
+
+
+def _role(composition: Composition, group: tuple[str, ...], text: str) -> Role:
+    """A file whose view is a composition (a primary config, an ``@package _global_``
+    experiment, or any config that pulls in others) is ranked above the files it pulls in:
+    a job holds their partial views too, and the composed one must win."""
+    composes = any(target is not None for _, _, target in composition.selected)
+    return "entrypoint" if composes or not group or header_package(text) == "_global_" else role
+
+
+def compose(root: Root, path: FsPath, tree: Tree, text: str, group: tuple[str, ...],
+            package: Path) -> Composition:  # fmt: skip
+    """Expand until the overrides are stable: an ``override /g: x`` found anywhere changes the
+    choice of the regular ``g`` entry; one with no regular entry (an experiment file read on
+    its own) is a plain choice. Three passes settle every tree an override can reshape."""
+    overrides: dict[tuple[str, ...], tuple[str, ...]] = {}
+    promoted: set[tuple[str, ...]] = set()
+    composer = Composer(root, overrides, promoted)
+    for _ in range(3):
+        composer = Composer(root, overrides, promoted)
+        composer.expand(path, tree, text, group, package, (path.resolve(),))
+        found = composer.result.overrides_found
+        regular = composer.result.regular
+        new_overrides = {g: o for g, o in found.items() if g in regular}
+        new_promoted = promoted | {g for g in found if g not in regular}
+        if (new_overrides, new_promoted) == (overrides, promoted):
+            break
+        overrides, promoted = new_overrides, new_promoted
+    return composer.result
+
+
+def placement(path: FsPath, data: Any) -> tuple[Root, tuple[str, ...]]:
+    """The config root and this file's group: a primary config when its group entries resolve
+    from its own folder, else a group file one folder below the root (``trainer/gpu.yaml``)."""
+    flat = "__" in path.stem
+    segments = path.stem.split("__") if flat else [path.stem]
+    primary = Root(path.parent, tuple(segments[:-1]), flat)
+    if flat:  # "__" in the stem: at least two segments
+        grouped, group = Root(path.parent, tuple(segments[:-2]), flat), (segments[-2],)
+    elif path.parent.name:
+        grouped, group = Root(path.parent.parent, (), flat), (path.parent.name,)
+    else:
+        return primary, ()
+    as_primary, as_group = _resolving(primary, data, ()), _resolving(grouped, data, group)
+    if as_primary != as_group:
+        return (primary, ()) if as_primary > as_group else (grouped, group)
+    # Nothing resolves either way: a Trainer block is a primary config's, anything else a group
+    # file's (experiment files are ``@package _global_`` too, so the header cannot decide).
+    return (primary, ()) if isinstance(data.get("trainer"), dict) else (grouped, group)
+
+
+def _resolving(root: Root, data: Any, group: tuple[str, ...]) -> int:
+    """How many selections resolve from ``root``. Bare names resolve either way and do not
+    count; for a group reading only ``/absolute`` and ``override`` entries count, because
+    relative group entries mark a primary config (and in flattened names ``a__b__c`` both
+    readings of a relative entry name the same file)."""
+    count = 0
+    for entry in entries(data, group):
+        if entry.group is None or entry.bare or (group and entry.relative and not entry.override):
+            continue
+        count += sum(root.find(entry.group, option) is not None for option in entry.options)
+    return count
+
+
+def _own_package(text: str, group: tuple[str, ...]) -> Path:
+    header = header_package(text)
+    if header in (None, "_group_"):
+        return group
+    if header == "_global_":
+        return ()
+    assert header is not None
+    return tuple(p for p in header.split(".") if p and p != "_global_")
+
+
+def locator(merged: Layer) -> Locate:
+    """Where the winning layer set a key (or its closest located ancestor)."""
+
+    def locate(path: Path) -> Location:
+        while path and path not in merged.where:
+            path = path[:-1]
+        return merged.where.get(path) or Location(file="<unknown>", line=1, column=1)
+
+    return locate
+
+
+def _references(
+    composition: Composition, root: Root, path: FsPath, tree: Tree, shown: str
+) -> list[Reference]:
+    """This file's own selections (after overrides): found or missing, each at its entry's
+    line; missing optional entries and Hydra's own plugin groups (``hydra/...``) are skipped."""
+    references = []
+    for entry, option, target in composition.selected:
+        if target is None and _tolerated(entry):
+            continue
+        assert entry.group is not None
+        line, column = tree.span(("defaults", entry.index))
+        written = root.written(entry.group, option, path)
+        references.append(Reference(written, Location(file=shown, line=line, column=column)))
+    return references
+
+
+def _tolerated(entry: Entry) -> bool:
+    return entry.optional or (entry.group or ("",))[0] == "hydra"
+
+
+def keys() -> dict[str, list[str]]:
+    """Every key this format reads → the job-model pointers it sets (docs/formats.md)."""
+    return {"defaults": ["(reference)"], **lightning.keys()}

@@ -1,0 +1,260 @@
+"""Kubernetes training manifests: Kubeflow PyTorchJob/TFJob/MPIJob, TrainJob and its
+training runtimes, batch/v1 Job, and RayJob, in one- or multi-document YAML.
+
+Recognised by ``apiVersion`` + ``kind`` in any document of the file. Facts come from the
+training-job documents: replicas times ``nvidia.com/gpu`` limits (GPUs, nodes, world size), GPU
+product and spot node selectors, ``activeDeadlineSeconds``, labels and annotations (cost tags),
+the training container's environment, and its ``command``/``args`` read as a launch line. A
+TrainJob's ``runtimeRef`` names a (Cluster)TrainingRuntime: when that runtime is a document of
+the same file, it fills what the TrainJob leaves out. A runtime in another file is only named,
+not located (a reference by name, not by path), so nothing is assumed from it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trainlint.sources import _embedded, launch_script
+from trainlint.sources import _k8s_meta as meta
+from trainlint.sources import _k8s_pods as pods
+from trainlint.sources import normalize as n
+from trainlint.sources._k8s_keys import near_misses
+from trainlint.sources._k8s_meta import At
+from trainlint.sources.base import Document, Fact, Input, Reference, Role
+from trainlint.sources.shell import Assignment, Word
+from trainlint.sources.structured import Path, Tree
+from trainlint.sources.table import Rule, describe, facts_from_table
+
+name = "kubernetes"
+role: Role = "entrypoint"
+EXAMPLES = ("pytorchjob.yaml", "trainjob.yaml", "job.yaml", "rayjob.yaml")
+
+JOB_KINDS: dict[str, frozenset[str]] = {
+    "kubeflow.org": frozenset(
+        {"PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob", "MXJob"}
+    ),
+    "trainer.kubeflow.org": frozenset({"TrainJob"}),
+    "batch": frozenset({"Job"}),
+    "ray.io": frozenset({"RayJob"}),
+}
+RUNTIME_KINDS = frozenset({"ClusterTrainingRuntime", "TrainingRuntime"})
+
+TABLE: dict[Path, list[Rule]] = {
+    ("metadata", "name"): [Rule("/name", n.to_str)],
+    ("spec", "activeDeadlineSeconds"): [Rule("/resources/time_limit_s", n.positive_float)],
+    ("spec", "runPolicy", "activeDeadlineSeconds"): [
+        Rule("/resources/time_limit_s", n.positive_float)
+    ],
+}
+
+Found = tuple[list[Fact], list[Reference]]
+
+
+def kind_of(data: Any) -> str | None:
+    """The training kind of a document (``PyTorchJob``, ``TrainJob``, a runtime, ...)."""
+    if not isinstance(data, dict):
+        return None
+    api, kind = data.get("apiVersion"), data.get("kind")
+    if not isinstance(api, str) or not isinstance(kind, str):
+        return None
+    group = api.rpartition("/")[0] if "/" in api else ""
+    if kind in JOB_KINDS.get(group, ()):
+        return kind
+    return kind if group == "trainer.kubeflow.org" and kind in RUNTIME_KINDS else None
+
+
+def recognise(file: Input) -> float:
+    """0.95 when a document is a training job or runtime by apiVersion and kind; a plain
+    batch Job is any workload, so a little less."""
+    if not file.is_structured or "apiVersion" not in file.text:
+        return 0.0
+    kinds = {kind_of(tree.data) for tree in file.trees} - {None}
+    if not kinds:
+        return 0.0
+    return 0.9 if kinds == {"Job"} else 0.95
+
+
+def parse(file: Input) -> Document:
+    doc = Document(file.path, name, recognise(file), role)
+    typed = [(kind_of(tree.data), tree) for tree in file.trees]
+    runtimes = {_name(tree): tree for kind, tree in typed if kind in RUNTIME_KINDS}
+    jobs = [(kind, tree) for kind, tree in typed if kind is not None and kind not in RUNTIME_KINDS]
+    chosen = jobs or [(kind, tree) for kind, tree in typed if kind in RUNTIME_KINDS]
+    for job_kind, tree in chosen:
+        facts, references = _document(str(job_kind), tree, runtimes, file)
+        doc.facts += facts
+        doc.references += references
+    for kind, tree in typed:
+        if kind is not None:
+            doc.unknown_keys += near_misses(kind, tree, name, file.path)
+    return doc
+
+
+def keys() -> dict[str, list[str]]:
+    """Every key this format reads → the job-model pointers it sets (docs/formats.md)."""
+    gpus = ["/resources/nodes", "/resources/gpus_per_node", "/resources/world_size"]
+    return describe(TABLE) | {
+        "spec.<kind>ReplicaSpecs.<role>.replicas, containers[].resources.limits[nvidia.com/gpu]":
+            gpus,
+        "spec.elasticPolicy.maxReplicas": ["/resources/nodes", "/resources/world_size"],
+        "spec.parallelism (batch/v1 Job)": gpus,
+        "spec.rayClusterSpec.workerGroupSpecs[].replicas (RayJob)": gpus,
+        "spec.trainer.numNodes / resourcesPerNode (TrainJob; runtime mlPolicy.numNodes)":
+            gpus,
+        "nodeSelector / required nodeAffinity: nvidia.com/gpu.product, "
+        "cloud.google.com/gke-accelerator, ...": ["/resources/gpu/model"],
+        "nodeSelector: cloud.google.com/gke-spot, karpenter.sh/capacity-type, ...": [
+            "/resources/spot"],
+        "metadata.labels / metadata.annotations (job and pod templates)": ["/tags/<key>"],
+        "containers[].env[] (name/value)": ["/env/NAME"],
+        "containers[].command + args, RayJob spec.entrypoint": [
+            "/launcher/kind", "/launcher/entrypoint", "/launcher/command", "(reference)"],
+    }  # fmt: skip
+
+
+def _name(tree: Tree) -> str | None:
+    metadata = tree.data.get("metadata") if isinstance(tree.data, dict) else None
+    value = metadata.get("name") if isinstance(metadata, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _document(kind: str, tree: Tree, runtimes: dict[str | None, Tree], file: Input) -> Found:
+    """Facts of one training document; a TrainJob's runtime (same file) fills the gaps."""
+    root = At(tree, ())
+    spec = root.child("spec")
+    runtime: Tree | None = None
+    if kind == "TrainJob":
+        runtime = runtimes.get(spec.child("runtimeRef", "name").value)
+        groups, container = _trainjob(spec, runtime)
+    elif kind in RUNTIME_KINDS:
+        groups, container = _trainjob(None, tree)
+    else:
+        groups, container = _groups(kind, spec), None
+    max_nodes = spec.child("elasticPolicy", "maxReplicas")
+    facts = _own(tree, file.path)
+    facts += pods.resource_facts(groups, file.path, max_nodes if max_nodes.value else None)
+    container = container or _command_container(groups)
+    if kind == "RayJob" and isinstance(spec.child("entrypoint").value, str):
+        launch, references = _entrypoint(spec, file)
+    else:
+        launch, references = _launch(container, file.path) if container else ([], [])
+    declared = {fact.pointer for fact in facts}  # the allocation beats a process count
+    launch = [fact for fact in launch if fact.pointer not in declared]
+    facts += (meta.env_facts(container.env, file.path) if container else []) + launch
+    if runtime is not None and runtime is not tree:
+        declared = {fact.pointer for fact in facts}
+        facts = [f for f in _own(runtime, file.path) if f.pointer not in declared] + facts
+    return facts, [r for r in references if not r.path.startswith("/")]
+
+
+def _own(tree: Tree, file: str) -> list[Fact]:
+    places = list(meta.training_places(tree))
+    return (
+        facts_from_table(tree, TABLE, file)
+        + meta.tag_facts(places, file)
+        + (meta.selector_facts(places, file))
+    )
+
+
+def _groups(kind: str, spec: At) -> list[pods.Group]:
+    if kind == "Job":
+        return [pods.pod_group(spec, spec.child("parallelism"))]
+    if kind == "RayJob":
+        return pods.ray_groups(spec)
+    return pods.replica_groups(spec)
+
+
+def _command_container(groups: list[pods.Group]) -> pods.Container | None:
+    """The container that launches: an MPI launcher's first, then the first that has one."""
+    ordered = [g for g in groups if g.launcher] + [g for g in groups if not g.launcher]
+    for group in ordered:
+        if group.container and (group.container.command or group.container.args):
+            return group.container
+    return next((g.container for g in ordered if g.container is not None), None)
+
+
+def _trainjob(spec: At | None, runtime: Tree | None) -> tuple[list[pods.Group], pods.Container]:
+    """A TrainJob's trainer over its runtime's node template, field by field."""
+    node_job, launcher_job = _replicated(runtime, "node"), _replicated(runtime, "launcher")
+    trainer = spec.child("trainer") if spec is not None else None
+    count_at = trainer.child("numNodes") if trainer is not None else None
+    if (count_at is None or count_at.value is None) and runtime is not None:
+        count_at = At(runtime, ("spec", "mlPolicy", "numNodes"))
+    gpus = pods.resource_gpus(trainer.child("resourcesPerNode")) if trainer else None
+    if gpus is None and node_job is not None:
+        gpus = pods.pod_gpus(node_job)
+    replicas = n.to_int(count_at.value) if count_at is not None and count_at.value else 1
+    written = count_at if count_at is not None and count_at.value is not None else None
+    base = _runtime_container(launcher_job, node_job)
+    own = pods.from_container(trainer) if trainer is not None else pods.Container()
+    container = pods.Container(own.command or base.command, own.args or base.args,
+                               [*base.env, *own.env])  # fmt: skip
+    return [pods.Group(replicas, written, gpus, container)], container
+
+
+def _replicated(runtime: Tree | None, job_name: str) -> At | None:
+    """The pod spec of a runtime's replicated job (``node``, ``launcher``)."""
+    if runtime is None:
+        return None
+    jobs = At(runtime, ("spec", "template", "spec", "replicatedJobs"))
+    items = jobs.value if isinstance(jobs.value, list) else []
+    for index, item in enumerate(items):
+        if isinstance(item, dict) and item.get("name") == job_name:
+            return jobs.child(index, "template", "spec", "template", "spec")
+    return None
+
+
+def _runtime_container(launcher: At | None, node: At | None) -> pods.Container:
+    for pod_spec in (launcher, node):
+        found = pods.container(pod_spec) if pod_spec is not None else None
+        if found is not None and (found.command or found.args):
+            return found
+    found = pods.container(node) if node is not None else None
+    return found or pods.Container()
+
+
+def _words(place: At | None) -> list[Word]:
+    """A ``command``/``args`` list as shell words at their YAML positions; ``$(VAR)``, which
+    Kubernetes expands from the container environment, is an unknown word."""
+    if place is None:
+        return []
+    items = place.value if isinstance(place.value, list) else [place.value]
+    words = []
+    for index, item in enumerate(items):
+        raw = n.to_str(item)
+        if raw is None:
+            continue
+        line, column = place.tree.span((*place.path, index) if isinstance(place.value, list)
+                                       else place.path)  # fmt: skip
+        words.append(Word(None if "$(" in raw else raw, raw, line, column))
+    return words
+
+
+def _launch(container: pods.Container, file: str) -> Found:
+    """``command`` + ``args`` as a launch; ``args`` alone go to the image's entrypoint, so
+    they are only the training script's flags."""
+    args = _words(container.args)
+    if container.command is None:
+        return launch_script.program_facts(args, file)
+    env = [_assignment(entry) for entry in container.env]
+    words = _words(container.command) + args
+    return _embedded.command_facts(words, [a for a in env if a is not None], file)
+
+
+def _assignment(entry: At) -> Assignment | None:
+    item = entry.value
+    if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+        return None
+    value = n.to_str(item.get("value")) if "valueFrom" not in item else None
+    line, column = entry.tree.span(entry.path)
+    return Assignment(item["name"], value, line, column, exported=True, conditional=False)
+
+
+def _entrypoint(spec: At, file: Input) -> Found:
+    """A RayJob's ``entrypoint`` is a shell command line run on the head node."""
+    entry = spec.child("entrypoint")
+    if not isinstance(entry.value, str):
+        return [], []
+    line, column = entry.tree.span(entry.path)
+    origin = _embedded.value_origin(file.text, line, column) or (line, column)
+    return _embedded.script_facts(entry.value, file.path, origin)

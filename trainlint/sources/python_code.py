@@ -1,0 +1,264 @@
+"""Python training code, read through ``ast`` only: nanoGPT-style config modules, dataclass
+defaults, and literal keyword arguments of TrainingArguments, TRL configs, Lightning's Trainer,
+ModelCheckpoint and DeepSpeed config dicts.
+
+Nothing is imported, compiled to bytecode, executed or evaluated: ``ast.parse`` builds a syntax
+tree and only literals are values (``5 * 8`` is folded by a bounded evaluator of numbers); a
+name, call or expression is unknown. Every ``.py`` file is a discovery candidate, so a regular
+expression over the text decides first whether a file is worth parsing at all.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+import warnings
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from trainlint.errors import SourceError
+from trainlint.job import UnknownKey
+from trainlint.sources import _py_tables as t
+from trainlint.sources import deepspeed, typos
+from trainlint.sources import normalize as n
+from trainlint.sources._py_calls import Context, Found, read_calls
+from trainlint.sources._py_literal import UNKNOWN, Positions, dict_tree, literal
+from trainlint.sources._py_walk import scan
+from trainlint.sources.base import Document, Fact, Input, Reference, Role
+from trainlint.sources.structured import MAX_BYTES, MAX_NODES, check_size
+from trainlint.sources.table import Rule, describe, facts_for, facts_from_table
+
+name = "python"
+role: Role = "config"
+EXAMPLES = ("config/train_gpt2.py", "train.py", "sft.py")
+
+_CALLS = t.HF_ARGUMENTS | t.HF_TRAINERS | set(t.STRATEGY_CALLS) | {"Fabric", "ModelCheckpoint"}
+_CALL_WORDS = ("Trainer", "Arguments", "Config", "Checkpoint", "Strategy", "Fabric", "initialize")
+_CALL_HINT = re.compile(rf"\b(?:{'|'.join(sorted(_CALLS))}|deepspeed\.initialize)\s*\(")
+_NAME_HINT = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)", re.MULTILINE)
+_DS_HINT = re.compile(r"[\"'](?:zero_optimization|train_micro_batch_size_per_gpu)[\"']")
+_DS_KEYS = frozenset(str(path[0]) for path in deepspeed.TABLE if path)
+_PURE_CONFIG = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Import, ast.ImportFrom, ast.Pass)
+
+
+@dataclass(frozen=True)
+class _Reading:
+    confidence: float = 0.0
+    facts: list[Fact] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+    unknown_keys: list[UnknownKey] = field(default_factory=list)
+
+
+def recognise(file: Input) -> float:
+    """0.9 for a known constructor, 0.85 for a DeepSpeed dict, 0.8 for a config module of
+    known names, 0.7 for a dataclass of them, 0 for other Python. Raises SourceError for a
+    file that cannot be parsed only when its text looks like training code."""
+    return _read(file.path, file.text).confidence if file.suffix == "py" else 0.0
+
+
+def parse(file: Input) -> Document:
+    reading = _read(file.path, file.text)
+    doc = Document(file.path, name, reading.confidence, role)
+    doc.facts, doc.references = list(reading.facts), list(reading.references)
+    doc.unknown_keys = list(reading.unknown_keys)
+    return doc
+
+
+def _looks_like_training(text: str) -> bool:
+    """Cheap text hints, so most Python files of a repo are never parsed."""
+    if any(word in text for word in _CALL_WORDS) and _CALL_HINT.search(text):
+        return True  # ``in`` first: far faster than the regular expression on most files
+    if _DS_HINT.search(text):
+        return True
+    names = {match.group(1) for match in _NAME_HINT.finditer(text)} & t.KNOWN_NAMES
+    return len(names) >= 2 and bool(names & t.SPECIFIC_NAMES)
+
+
+@lru_cache(maxsize=8)
+def _read(path: str, text: str) -> _Reading:
+    """The file's facts (cached: the registry calls recognise, then parse). A syntax error is a
+    SourceError only in a file whose text looks like training code."""
+    if not _looks_like_training(text[:MAX_BYTES]):
+        return _Reading()
+    check_size(text)
+    tree = _parse(text)
+    ctx = Context(path, Positions(text), scan(tree))
+    found = read_calls(ctx)
+    ds_facts = _deepspeed_facts(ctx, found)
+    module_facts, unknown = _module_facts(ctx, tree, found)
+    class_facts = _dataclass_facts(ctx, found)
+    if found.confidence <= 0:
+        return _Reading()
+    facts = ds_facts + class_facts + module_facts + found.facts  # later wins: calls last
+    return _Reading(found.confidence, facts, found.references, unknown)
+
+
+def _parse(text: str) -> ast.Module:
+    try:
+        with warnings.catch_warnings():  # invalid escapes and the like are not our findings
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except SyntaxError as exc:
+        raise SourceError(f"invalid Python: {exc.msg}", exc.lineno or 1, exc.offset or 1) from None
+    except (ValueError, RecursionError, MemoryError):
+        raise SourceError("Python source too deeply nested or not text") from None
+    if sum(1 for _ in itertools.islice(ast.walk(tree), MAX_NODES + 1)) > MAX_NODES:
+        raise SourceError(f"Python file has more than {MAX_NODES} syntax nodes")
+    return tree
+
+
+def _assigned(body: list[ast.stmt]) -> dict[str, tuple[Any, ast.Name]]:
+    """Name → (literal value or UNKNOWN, target) of simple assignments; the last one wins and
+    ``x += 1`` makes ``x`` unknown."""
+    values: dict[str, tuple[Any, ast.Name]] = {}
+    for stmt in body:
+        if isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                if isinstance(target, ast.Name):
+                    values[target.id] = (literal(stmt.value), target)
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            if stmt.value is not None:
+                values[stmt.target.id] = (literal(stmt.value), stmt.target)
+        elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+            values[stmt.target.id] = (UNKNOWN, stmt.target)
+    return values
+
+
+def _name_facts(
+    ctx: Context, values: dict[str, tuple[Any, ast.Name]], table: dict[str, list[Rule]]
+) -> list[Fact]:
+    facts: list[Fact] = []
+    for key, (value, target) in values.items():
+        if key in table and value is not UNKNOWN:
+            facts += facts_for(table[key], value, ctx.at(target))
+    return facts
+
+
+def _module_facts(
+    ctx: Context, tree: ast.Module, found: Found
+) -> tuple[list[Fact], list[UnknownKey]]:
+    """Module-level literals. A nanoGPT module (its marker names) is read with nanoGPT's
+    meanings, and only its names: a name train.py does not define is silently ignored there,
+    so it is reported as a near-miss when it is one, never read."""
+    values = _assigned(tree.body)
+    known = set(values) & t.KNOWN_NAMES
+    if len(known) >= 2 and known & t.SPECIFIC_NAMES:
+        found.recognised(0.8)
+    if not set(values) & t.NANOGPT_MARKERS:
+        return _name_facts(ctx, values, t.NAMES), []
+    table = {k: t.NAMES[k] for k in t.NANOGPT_GLOBALS if k in t.NAMES}
+    table.pop("gradient_accumulation_steps", None)
+    facts = _name_facts(ctx, values, table) + _nanogpt_facts(ctx, values)
+    unknown: list[UnknownKey] = []
+    if all(isinstance(stmt, _PURE_CONFIG) or _is_docstring(stmt) for stmt in tree.body):
+        unknown = _near_misses(ctx, values)
+    return facts, unknown
+
+
+def _nanogpt_facts(ctx: Context, values: dict[str, tuple[Any, ast.Name]]) -> list[Fact]:
+    """nanoGPT's ``gradient_accumulation_steps`` counts micro-batches across all ranks (train.py
+    divides it by the world size), so with ``batch_size`` it states the global batch; and
+    train.py saves ``ckpt.pt`` at every ``eval_interval`` unless ``always_save_checkpoint`` is
+    False (then only when the validation loss improves)."""
+    facts: list[Fact] = []
+    accum, accum_target = values.get("gradient_accumulation_steps", (UNKNOWN, None))
+    micro = values.get("batch_size", (UNKNOWN, None))[0]
+    if accum_target is not None and _positive(accum) and _positive(micro):
+        facts.append(Fact("/training/global_batch_size", int(accum * micro), ctx.at(accum_target)))
+    interval, interval_target = values.get("eval_interval", (UNKNOWN, None))
+    always = values.get("always_save_checkpoint", (True, None))[0]
+    if interval_target is not None and always is not False:
+        rules = [Rule("/checkpoint/every_steps", n.positive_float)]
+        facts += facts_for(rules, interval, ctx.at(interval_target))
+    return facts
+
+
+def _positive(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+
+
+def _near_misses(ctx: Context, values: dict[str, tuple[Any, ast.Name]]) -> list[UnknownKey]:
+    found = []
+    for key, (_, target) in values.items():
+        suggestion = typos.suggest(key, t.NANOGPT_GLOBALS)
+        if suggestion is not None:
+            where = ctx.at(target)
+            found.append(UnknownKey(file=ctx.path, line=where.line, column=where.column,
+                                    key=key, format=name, suggestion=suggestion))  # fmt: skip
+    return found
+
+
+def _dataclass_facts(ctx: Context, found: Found) -> list[Fact]:
+    """Field defaults of dataclasses with two or more known names (``TrainConfig``,
+    modded-nanogpt's ``Hyperparameters``, whose plain class attributes count too)."""
+    facts: list[Fact] = []
+    for cls in ctx.scan.dataclasses:
+        values = _assigned(cls.body)
+        if len(set(values) & t.KNOWN_NAMES) >= 2:
+            found.recognised(0.7)
+            facts += _name_facts(ctx, values, t.NAMES)
+    return facts
+
+
+def _deepspeed_facts(ctx: Context, found: Found) -> list[Fact]:
+    """DeepSpeed config dicts, read through deepspeed.TABLE: a dict passed as a DeepSpeed
+    config (``deepspeed=``, ``config=`` of ``deepspeed.initialize``), one named like one
+    (``ds_config``) holding a DeepSpeed key, or any dict holding ZeRO or micro-batch keys."""
+    named: dict[str, tuple[ast.Dict, ast.Name]] = {}
+    for assign, _ in ctx.scan.assigns:
+        for target in assign.targets:
+            if isinstance(target, ast.Name) and isinstance(assign.value, ast.Dict):
+                named[target.id] = (assign.value, target)
+    passed = {value.id for value, _, _ in found.ds_configs if isinstance(value, ast.Name)}
+    candidates: list[tuple[ast.Dict, ast.AST, bool]] = [
+        (value, target, key in passed or key.lower() in t.DS_NAMES)
+        for key, (value, target) in named.items()
+    ]
+    candidates += [
+        (v, anchor, True) for v, anchor, _ in found.ds_configs if isinstance(v, ast.Dict)
+    ]
+    facts: list[Fact] = []
+    seen: set[int] = set()
+    for node, anchor, forced in candidates:
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        tree = dict_tree(node, ctx.positions.of(anchor), ctx.positions)
+        keys = set(tree.data)
+        if (forced and (keys & _DS_KEYS or not keys)) or keys & t.DS_DISTINCTIVE:
+            facts += facts_from_table(tree, deepspeed.TABLE, ctx.path)
+            found.recognised(0.85)
+    return facts
+
+
+def keys() -> dict[str, list[str]]:
+    """Every name and keyword this format reads → the job-model pointers it sets."""
+    described = describe({(key,): rules for key, rules in t.OWN_NAMES.items()})  # variables, fields
+    described["TrainingArguments/SFTConfig/DPOConfig/...(keyword=literal), module variables "
+              "and dataclass fields of those names"] = ["as hf-trainer keys"]  # fmt: skip
+    described["nanoGPT gradient_accumulation_steps * batch_size"] = ["/training/global_batch_size"]
+    described["nanoGPT eval_interval (unless always_save_checkpoint = False)"] = [
+        "/checkpoint/every_steps"
+    ]
+    for call, table in (("L.Trainer", t.LIGHTNING), ("ModelCheckpoint", t.MODEL_CHECKPOINT),
+                        ("DeepSpeedStrategy", t.DEEPSPEED_STRATEGY)):  # fmt: skip
+        for key, rules in table.items():
+            described[f"{call}({key}=)"] = [rule.pointer for rule in rules]
+    described |= {
+        "DeepSpeed config dict (ds_config = {...}, deepspeed=, config=)": ["as deepspeed keys"],
+        "TrainingArguments(deepspeed='ds.json'), deepspeed.initialize(config='ds.json')": [
+            "(reference)"],
+        "torch.compile(...)": ["/training/compile"],
+        "torch.autograd.set_detect_anomaly(True), detect_anomaly()": [
+            "/logging/anomaly_detection"],
+        "torch.profiler.profile(schedule=...), SimpleProfiler/AdvancedProfiler/PyTorchProfiler()": [
+            "/logging/profiler/enabled", "/logging/profiler/scheduled"],
+        "os.environ['NAME'] = '...', os.environ.setdefault/update": ["/env/NAME"],
+    }  # fmt: skip
+    return described

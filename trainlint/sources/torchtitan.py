@@ -1,0 +1,233 @@
+"""torchtitan TOML job configs (``train_configs/llama3_8b.toml``), old and new section layouts.
+
+torchtitan moved keys between releases: ``[training] batch_size`` became ``local_batch_size``,
+the parallel degrees moved from ``[training]`` to ``[parallelism]``, ``[checkpoint]
+enable_checkpoint`` became ``enable`` and ``[training] compile`` became ``[compile] enable``.
+Both layouts are read, so a config means the same whichever release it was written for.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from trainlint.job import Location, UnknownKey
+from trainlint.sources import normalize as n
+from trainlint.sources import typos
+from trainlint.sources._toml import load_toml
+from trainlint.sources.base import Document, Fact, Input, Role
+from trainlint.sources.structured import Path, Tree
+from trainlint.sources.table import Rule, describe, facts_from_table
+
+name = "torchtitan"
+role: Role = "config"
+EXAMPLES = ("train_configs/llama3_8b.toml", "debug_model.toml")
+
+_HEADER = re.compile(r"^\s*\[(job|training|parallelism|checkpoint|metrics|activation_checkpoint)\]",
+                     re.MULTILINE)  # fmt: skip
+
+
+def _degree(value: Any) -> int | None:
+    """A parallel degree: 1 means off, and -1 ("the leftover ranks") is not a number yet."""
+    return n.positive_int(value)
+
+
+def _sharded(value: Any) -> str | None:
+    degree = n.to_int(value)
+    return "fsdp" if degree is not None and (degree == -1 or degree > 1) else None
+
+
+def _checkpoints(value: Any) -> str | None:
+    flag = n.to_bool(value)
+    return None if flag is None else "steps" if flag else "no"
+
+
+def _not(value: Any) -> bool | None:
+    flag = n.to_bool(value)
+    return None if flag is None else not flag
+
+
+def _async(value: Any) -> bool | None:
+    text = n.to_str(value)
+    return None if text is None else text.strip().lower() != "disabled"
+
+
+def _recompute(value: Any) -> bool | None:
+    text = n.to_str(value)
+    return None if text is None else text.strip().lower() in {"selective", "full"}
+
+
+def _fp8(value: Any) -> str | None:
+    """``converters = ["float8"]`` (or ``"mx"``) trains the linear layers in 8-bit floats."""
+    items = n.string_list(value) or []
+    return "fp8" if any(item.strip().lower() in {"float8", "mx"} for item in items) else None
+
+
+_PARALLEL = {
+    "data_parallel_shard_degree": [Rule("/training/parallelism/strategy", _sharded)],
+    "tensor_parallel_degree": [Rule("/training/parallelism/tensor", _degree)],
+    "pipeline_parallel_degree": [Rule("/training/parallelism/pipeline", _degree)],
+}
+_OFFLOAD = [
+    Rule("/training/parallelism/offload_params", n.to_bool),
+    Rule("/training/parallelism/offload_optimizer", n.to_bool),
+]
+
+TABLE: dict[Path, list[Rule]] = {
+    ("job", "description"): [Rule("/name", n.to_str)],
+    ("training", "batch_size"): [Rule("/training/micro_batch_size", n.positive_int)],
+    ("training", "local_batch_size"): [Rule("/training/micro_batch_size", n.positive_int)],
+    ("training", "global_batch_size"): [Rule("/training/global_batch_size", n.positive_int)],
+    ("training", "seq_len"): [Rule("/model/seq_len", n.positive_int)],
+    ("training", "steps"): [Rule("/training/max_steps", n.positive_int)],
+    ("training", "mixed_precision_param"): [Rule("/training/precision", n.precision)],
+    ("training", "dtype"): [Rule("/training/precision", n.precision)],
+    ("model", "converters"): [Rule("/training/precision", _fp8)],
+    ("training", "seed"): [Rule("/training/seed", n.to_int)],
+    ("training", "enable_cpu_offload"): _OFFLOAD,
+    ("training", "compile"): [Rule("/training/compile", n.to_bool)],
+    ("compile", "enable"): [Rule("/training/compile", n.to_bool)],
+    **{("training", key): rules for key, rules in _PARALLEL.items()},
+    **{("experimental", "pipeline_parallel_degree"): _PARALLEL["pipeline_parallel_degree"]},
+    **{("parallelism", key): rules for key, rules in _PARALLEL.items()},
+    ("checkpoint", "enable_checkpoint"): [Rule("/checkpoint/strategy", _checkpoints)],
+    ("checkpoint", "enable"): [Rule("/checkpoint/strategy", _checkpoints)],
+    ("checkpoint", "keep_latest_k"): [Rule("/checkpoint/keep_last", n.positive_int)],
+    ("checkpoint", "async_mode"): [Rule("/checkpoint/async", _async)],
+    ("checkpoint", "model_weights_only"): [Rule("/checkpoint/save_optimizer", _not)],
+    ("metrics", "log_freq"): [Rule("/logging/every_steps", n.positive_int)],
+    ("activation_checkpoint", "mode"): [Rule("/training/activation_checkpointing", _recompute)],
+    ("profiling", "enable_profiling"): [
+        Rule("/logging/profiler/enabled", n.to_bool),
+        Rule("/logging/profiler/scheduled", n.when_true(True)),  # a trace every profile_freq
+    ],
+    ("optimizer", "name"): n.optimizer_rules(),
+}
+
+KNOWN: dict[str, frozenset[str]] = {
+    "job": frozenset({"config_file", "dump_folder", "description", "use_for_integration_test",
+                      "print_args", "print_config"}),
+    "model": frozenset({"name", "flavor", "tokenizer_path", "hf_assets_path", "converters",
+                        "print_after_conversion", "norm_type"}),
+    "training": frozenset({
+        "dataset", "dataset_path", "batch_size", "local_batch_size", "global_batch_size",
+        "seq_len", "max_norm", "steps", "warmup_steps", "enable_cpu_offload", "dtype",
+        "mixed_precision_param", "mixed_precision_reduce", "compile", "gc_freq", "gc_debug",
+        "seed", "deterministic", "data_parallel_degree", "data_parallel_shard_degree",
+        "data_parallel_replicate_degree", "tensor_parallel_degree", "pipeline_parallel_degree",
+        "disable_loss_parallel", "fsdp_reshard_after_forward", "enable_async_tensor_parallel",
+        "enable_compiled_autograd", "context_parallel_degree", "fp8_linear",
+    }),
+    "parallelism": frozenset({
+        "data_parallel_replicate_degree", "enable_compiled_autograd",
+        "data_parallel_shard_degree", "fsdp_reshard_after_forward", "tensor_parallel_degree",
+        "disable_loss_parallel", "enable_async_tensor_parallel", "pipeline_parallel_degree",
+        "pipeline_parallel_split_points", "pipeline_parallel_layers_per_stage",
+        "pipeline_parallel_schedule", "pipeline_parallel_schedule_csv",
+        "pipeline_parallel_microbatch_size", "context_parallel_degree",
+        "context_parallel_rotate_method", "expert_parallel_degree",
+        "expert_tensor_parallel_degree",
+    }),
+    "checkpoint": frozenset({
+        "enable_checkpoint", "enable", "folder", "interval_type", "interval",
+        "model_weights_only", "export_dtype", "create_seed_checkpoint", "async_mode",
+        "keep_latest_k", "load_step", "exclude_from_loading", "initial_load_path",
+        "initial_load_model_only", "initial_load_in_hf", "last_save_model_only",
+        "last_save_in_hf", "enable_first_step_checkpoint",
+    }),
+    "metrics": frozenset({"log_freq", "enable_tensorboard", "disable_color_printing",
+                          "save_tb_folder", "save_for_all_ranks", "enable_wandb", "rank_0_only"}),
+    "profiling": frozenset({"enable_profiling", "save_traces_folder", "profile_freq",
+                            "enable_memory_snapshot", "save_memory_snapshot_folder"}),
+    "optimizer": frozenset({"name", "lr", "beta1", "beta2", "eps", "weight_decay",
+                            "implementation", "early_step_in_backward", "fused"}),
+    "activation_checkpoint": frozenset({"mode", "selective_ac_option",
+                                        "per_op_sac_force_recompute_mm_shapes_by_fqns"}),
+    "compile": frozenset({"enable", "components", "backend"}),
+}  # fmt: skip
+SECTIONS = frozenset({*KNOWN, "lr_scheduler", "float8", "mx", "comm", "memory_estimation",
+                      "fault_tolerance", "experimental", "validation"})  # fmt: skip
+
+
+@lru_cache(maxsize=16)
+def _tree(text: str) -> Tree:
+    return load_toml(text)
+
+
+def recognise(file: Input) -> float:
+    """A TOML file with torchtitan's sections: ``[training]`` or ``[parallelism]`` beside
+    ``[job]``/``[model]``/``[checkpoint]``/``[metrics]``; invalid TOML only once it looks so."""
+    if file.suffix != "toml" or len(set(_HEADER.findall(file.text))) < 2:
+        return 0.0
+    data = _tree(file.text).data
+    sections = {key for key, value in data.items() if isinstance(value, dict)}
+    hits = len(sections & SECTIONS)
+    return 0.95 if hits >= 3 and sections & {"training", "parallelism"} else 0.0
+
+
+def parse(file: Input) -> Document:
+    tree = _tree(file.text)
+    doc = Document(file.path, name, recognise(file), role)
+    facts = facts_from_table(tree, TABLE, file.path)
+    doc.facts = facts + _model_name(tree, file.path) + _interval(tree, file.path)
+    doc.facts += _reporters(tree, file.path)
+    doc.unknown_keys = _near_misses(tree, file.path)
+    return doc
+
+
+def _at(tree: Tree, path: Path, file: str) -> Location:
+    line, column = tree.span(path)
+    return Location(file=file, line=line, column=column)
+
+
+def _model_name(tree: Tree, file: str) -> list[Fact]:
+    """``[model] name = "llama3"``, ``flavor = "8B"`` → ``llama3-8B`` (the catalog knows it)."""
+    model = tree.data.get("model")
+    if not isinstance(model, dict) or not n.to_str(model.get("name")):
+        return []
+    flavor = n.to_str(model.get("flavor"))
+    value = f"{model['name']}-{flavor}" if flavor else str(model["name"])
+    return [Fact("/model/name", value, _at(tree, ("model", "name"), file))]
+
+
+def _interval(tree: Tree, file: str) -> list[Fact]:
+    """``[checkpoint] interval`` counts steps, or seconds under the old ``interval_type``."""
+    checkpoint = tree.data.get("checkpoint")
+    if not isinstance(checkpoint, dict) or "interval" not in checkpoint:
+        return []
+    every = n.positive_int(checkpoint["interval"])
+    if every is None:
+        return []
+    seconds = str(checkpoint.get("interval_type", "steps")).lower() == "seconds"
+    pointer = "/checkpoint/every_seconds" if seconds else "/checkpoint/every_steps"
+    return [Fact(pointer, every, _at(tree, ("checkpoint", "interval"), file))]
+
+
+def _reporters(tree: Tree, file: str) -> list[Fact]:
+    metrics = tree.data.get("metrics")
+    if not isinstance(metrics, dict):
+        return []
+    flags = {"enable_tensorboard": "tensorboard", "enable_wandb": "wandb"}
+    present = [key for key in flags if key in metrics]
+    if not present:
+        return []
+    reporters = [flags[key] for key in present if n.to_bool(metrics[key])]
+    return [Fact("/logging/reporters", reporters, _at(tree, ("metrics", present[0]), file))]
+
+
+def _near_misses(tree: Tree, file: str) -> list[UnknownKey]:
+    found = typos.near_misses(tree, SECTIONS, name, file)
+    for section, known in KNOWN.items():
+        found += typos.near_misses(tree, known, name, file, (section,))
+    return found
+
+
+def keys() -> dict[str, list[str]]:
+    """Every key this format reads → the job-model pointers it sets (docs/formats.md)."""
+    return describe(TABLE) | {
+        "model.name + model.flavor": ["/model/name"],
+        "checkpoint.interval (+ interval_type)": [
+            "/checkpoint/every_steps", "/checkpoint/every_seconds"],
+        "metrics.enable_tensorboard, metrics.enable_wandb": ["/logging/reporters"],
+    }  # fmt: skip
