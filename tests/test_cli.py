@@ -178,3 +178,14 @@ def test_readme_sample_output_is_the_golden_output() -> None:
 def test_an_unknown_selector_is_a_usage_error(examples: Path) -> None:
     result = CliRunner().invoke(cli.main, ["check", "examples", "--select", "TL2O1"])
     assert result.exit_code == 2 and "unknown rule selector 'TL2O1'" in result.output
+
+
+def test_a_problem_in_a_shared_config_is_reported_once(in_tmp: Path) -> None:
+    script = "#!/bin/bash\ntorchrun --nproc_per_node 2 train.py --config shared.yaml\n"
+    (in_tmp / "a.sh").write_text(script)
+    (in_tmp / "b.sh").write_text(script)
+    (in_tmp / "shared.yaml").write_text("save_steps: 10\nsave_step: 5\ndeepspeed: gone.json\n")
+    data = json.loads(run("check", ".", "--format", "json").output)
+    located = [(f["rule"], f["file"], f["line"]) for f in data["findings"] if f["rule"] >= "TL9"]
+    assert sorted(located) == [("TL903", "shared.yaml", 2), ("TL904", "shared.yaml", 3)]
+    assert {job["id"] for job in data["jobs"]} == {"a.sh", "b.sh"}

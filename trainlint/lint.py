@@ -93,5 +93,18 @@ def check(
             report.findings.extend(
                 make_finding(job, rule.id, rule.slug, rule.severity, raw) for raw in raws
             )
-    report.findings.sort(key=sort_key)
+    report.findings = _unique(sorted(report.findings, key=sort_key))
     return report
+
+
+def _unique(findings: list[Finding]) -> list[Finding]:
+    """One finding per rule, place and message: a config shared by several jobs (a broken or
+    missing file, a typo) is reported once, at its line, not once per job."""
+    seen: set[tuple[str, str, int, int, str]] = set()
+    unique = []
+    for finding in findings:
+        key = (finding.rule, finding.file, finding.line, finding.column, finding.message)
+        if key not in seen:
+            seen.add(key)
+            unique.append(finding)
+    return unique
