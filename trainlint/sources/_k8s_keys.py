@@ -9,11 +9,10 @@ validation is on; otherwise a misspelt ``activeDeadlineSecond`` is silently drop
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from trainlint.job import UnknownKey
+from trainlint.sources import typos
 from trainlint.sources.structured import Path, Tree
-from trainlint.sources.typos import suggest
 
 
 def _keys(text: str) -> frozenset[str]:
@@ -80,23 +79,8 @@ def known_keys(kind: str, tree: Tree) -> Iterator[tuple[Path, frozenset[str]]]:
 
 def near_misses(kind: str, tree: Tree, fmt: str, file: str) -> list[UnknownKey]:
     """Keys of the checked mappings one or two edits from a documented key."""
-    found = []
-    for path, known in known_keys(kind, tree):
-        for key in _mapping_at(tree.data, path):
-            suggestion = suggest(str(key), known)
-            if suggestion is not None:
-                line, column = tree.span((*path, str(key)))
-                found.append(UnknownKey(file=file, line=line, column=column, key=str(key),
-                                        format=fmt, suggestion=suggestion))  # fmt: skip
-    return found
-
-
-def _mapping_at(data: Any, path: Path) -> dict[str, Any]:
-    for part in path:
-        if isinstance(data, dict) and isinstance(part, str):
-            data = data.get(part)
-        elif isinstance(data, list) and isinstance(part, int) and part < len(data):
-            data = data[part]
-        else:
-            return {}
-    return data if isinstance(data, dict) else {}
+    return [
+        miss
+        for path, known in known_keys(kind, tree)
+        for miss in typos.near_misses(tree, known, fmt, file, path)
+    ]

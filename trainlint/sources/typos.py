@@ -25,7 +25,12 @@ def near_misses(
     """Keys of the mapping at ``path`` that are not in ``known`` but close to one of them."""
     node = tree.data
     for part in path:
-        node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            node = node.get(part)
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        else:
+            return []
     if not isinstance(node, dict):
         return []
     found = []
