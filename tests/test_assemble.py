@@ -126,3 +126,23 @@ def test_the_same_file_named_twice_is_read_once(in_tmp: Path) -> None:
     write(in_tmp, {"cfg.yaml": "save_steps: 5\n"})
     files = discover([Path("."), Path("cfg.yaml"), in_tmp.resolve()])
     assert len(assemble(files, Workspace())) == 1
+
+
+def test_global_batch_counts_data_parallel_replicas_only() -> None:
+    here = Location(file="run.sh", line=1, column=1)
+    facts = [
+        Fact("/resources/gpus_per_node", 8, here), Fact("/resources/nodes", 12, here),
+        Fact("/training/micro_batch_size", 4, here), Fact("/training/grad_accum_steps", 32, here),
+        Fact("/training/parallelism/tensor", 2, here),
+        Fact("/training/parallelism/pipeline", 4, here),
+    ]  # fmt: skip
+    job = build_job([Document("run.sh", "launch-script", 1.0, "entrypoint", facts=facts)])
+    assert job.resources.world_size == 96
+    assert job.training.global_batch_size == 4 * 32 * 96 // (2 * 4)
+
+
+def test_an_uneven_split_says_nothing_per_node() -> None:
+    here = Location(file="acc.yaml", line=1, column=1)
+    facts = [Fact("/resources/world_size", 6, here), Fact("/resources/nodes", 4, here)]
+    job = build_job([Document("acc.yaml", "accelerate", 1.0, facts=facts)])
+    assert job.resources.gpus_per_node is None

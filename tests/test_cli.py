@@ -189,3 +189,23 @@ def test_a_problem_in_a_shared_config_is_reported_once(in_tmp: Path) -> None:
     located = [(f["rule"], f["file"], f["line"]) for f in data["findings"] if f["rule"] >= "TL9"]
     assert sorted(located) == [("TL903", "shared.yaml", 2), ("TL904", "shared.yaml", 3)]
     assert {job["id"] for job in data["jobs"]} == {"a.sh", "b.sh"}
+
+
+def test_a_closed_pipe_is_not_a_crash(in_tmp: Path) -> None:
+    """``trainlint show | head``: more output than a pipe holds, and the reader leaves early."""
+    import os
+    import subprocess
+    import sys
+
+    for index in range(40):
+        (in_tmp / f"cfg{index}.yaml").write_text(f"save_steps: {index + 1}\nlogging_steps: 1\n")
+    reader = subprocess.Popen(
+        ["head", "-c", "10"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL
+    )
+    writer = subprocess.run(
+        [sys.executable, "-m", "trainlint", "show", "."], stdout=reader.stdin,
+        stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    reader.wait()
+    assert "internal error" not in writer.stderr
+    assert writer.returncode == 0

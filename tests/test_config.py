@@ -50,3 +50,11 @@ def test_a_forced_format_reads_an_ambiguous_file(in_tmp: Path) -> None:
     jobs = {job.id: job for job in load_jobs([Path(".")])}
     assert jobs["knobs.yaml"].checkpoint.every_steps == 7  # recognised by content
     assert jobs["other.yaml"].sources[0].format == "hf-trainer"  # only because it was forced
+
+
+@pytest.mark.parametrize("text", ["", "- a\n- b\n", "just a string\n"])
+def test_forcing_a_format_on_a_non_mapping_is_a_parse_error(in_tmp: Path, text: str) -> None:
+    (in_tmp / "odd.yaml").write_text(text)
+    (in_tmp / ".trainlint.yaml").write_text("formats: {'*.yaml': torchtune}\n")
+    job = load_jobs([Path(".")])[0]
+    assert job.parse_errors[0].message.startswith("not a torchtune config")

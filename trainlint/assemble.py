@@ -196,12 +196,21 @@ def derive(job: Job) -> None:
     if res.gpus_per_node is not None and res.world_size is None:
         res.world_size = res.gpus_per_node * (res.nodes or 1)
         _copy(prov, "/resources/gpus_per_node", "/resources/world_size")
-    if res.world_size is not None and res.gpus_per_node is None and res.nodes:
-        res.gpus_per_node = max(1, res.world_size // res.nodes)
+    # An uneven split says nothing per node.
+    if (
+        res.world_size
+        and res.gpus_per_node is None
+        and res.nodes
+        and res.world_size % res.nodes == 0
+    ):
+        res.gpus_per_node = res.world_size // res.nodes
         _copy(prov, "/resources/world_size", "/resources/gpus_per_node")
+    parallel = train.parallelism
+    model_parallel = (parallel.tensor or 1) * (parallel.pipeline or 1)
     if train.global_batch_size is None and train.micro_batch_size and res.world_size:
+        data_parallel = max(1, res.world_size // model_parallel)  # replicas see distinct data
         train.global_batch_size = (
-            train.micro_batch_size * (train.grad_accum_steps or 1) * res.world_size
+            train.micro_batch_size * (train.grad_accum_steps or 1) * data_parallel
         )
         _copy(prov, "/training/micro_batch_size", "/training/global_batch_size")
     if train.total_steps is None and train.max_steps:

@@ -7,6 +7,7 @@ Exit codes (STYLE: pre-commit's tiers): 0 clean, 1 findings at or above ``--fail
 from __future__ import annotations
 
 import json
+import os
 import platform
 import sys
 import tempfile
@@ -68,6 +69,9 @@ def handle_errors(command: F) -> F:
             sys.exit(EXIT_ERROR)
         except KeyboardInterrupt:
             sys.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:  # `trainlint show | head`: the reader left, nothing is wrong
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (stdout must stay open to exit)
+            sys.exit(EXIT_CLEAN)
         except Exception:
             path = write_crash_report()
             click.echo(f"trainlint: internal error; crash report written to {path}", err=True)

@@ -2,8 +2,9 @@
 # title: parse-error
 # description: |
 #   A file that belongs to the job could not be read or parsed, so every fact it would have
-#   set is unknown and other rules may stay silent about it. The run goes on with the other
-#   files; this finding points at the line the parser stopped on.
+#   set is unknown and other rules may stay silent about it; or a trainlint annotation in it
+#   (x-trainlint:, # trainlint:) names an unknown key or an invalid value. The run goes on
+#   with the other files; this finding points at the line the parser stopped on.
 # custom:
 #   id: TL901
 #   severity: error

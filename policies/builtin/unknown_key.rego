@@ -3,8 +3,8 @@
 # description: |
 #   A key the recognised format does not know, one or two edits from one it does (save_step,
 #   loging_steps): the framework silently ignores it and keeps its default, so the setting the
-#   author meant never takes effect. Every key of trainlint's own annotations (x-trainlint:,
-#   # trainlint:) must be known, whatever its spelling.
+#   author meant never takes effect. (A mistake in trainlint's own annotations is a TL901
+#   error instead: an annotation exists only for trainlint.)
 # custom:
 #   id: TL903
 #   severity: warning

@@ -46,14 +46,25 @@ def test_comment_in_a_script_and_in_yaml() -> None:
     assert yaml_facts["/training/dataset_tokens"] == (2_000_000_000, 1, 30)
 
 
-def test_unknown_annotation_keys_are_reported_at_their_line() -> None:
-    doc = read("sft.yaml", "save_steps: 10\nx-trainlint:\n  gpuz: 8\n  colour: red\n")
-    assert [(k.key, k.line, k.format, k.suggestion) for k in doc.unknown_keys] == [
-        ("gpuz", 3, "trainlint-annotation", None),
-        ("colour", 4, "trainlint-annotation", None),
+def test_annotation_mistakes_are_parse_errors_at_their_line() -> None:
+    doc = read(
+        "sft.yaml", "save_steps: 10\nx-trainlint:\n  gpuz: 8\n  colour: red\n  gpus: eight\n"
+    )
+    assert [(e.line, e.message) for e in doc.errors] == [
+        (3, "unknown trainlint annotation key 'gpuz'; did you mean 'gpu'?"),  # gpu, gpus: a tie
+        (4, "unknown trainlint annotation key 'colour'; known keys: gpu, gpus, nodes, params, "
+         "dataset_tokens, dataset_samples, spot, budget_usd, budget_gpu_hours, tag.<name>, "
+         "fallback.<name>"),
+        (5, "invalid value 'eight' for trainlint annotation 'gpus'"),
+    ]  # fmt: skip
+    assert [f.pointer for f in doc.facts] == ["/checkpoint/every_steps"]  # the rest still read
+    comment = read(
+        "run.sh", "#!/bin/bash\n# trainlint: budget_usdd=5 fallbak.fp8=bf16\ntorchrun t.py\n"
+    )
+    assert [e.message.rsplit("; ", 1)[-1] for e in comment.errors] == [
+        "did you mean 'budget_usd'?",
+        "did you mean 'fallback.fp8'?",
     ]
-    comment = read("run.sh", "#!/bin/bash\n# trainlint: budget_usdd=5\ntorchrun t.py\n")
-    assert [(k.key, k.suggestion) for k in comment.unknown_keys] == [("budget_usdd", "budget_usd")]
 
 
 def test_ignore_comments_are_not_annotations() -> None:

@@ -275,3 +275,8 @@ def test_hf_random_mappings_never_raise(data: dict[str, Any]) -> None:
 def test_deepspeed_random_mappings_never_raise(data: dict[str, Any]) -> None:
     parse_never_raises(deepspeed, {"zero_optimization": data, **data}, suffix="json")
     parse_never_raises(deepspeed, {"bert_model_config": data, "mixed_seq_training": 1}, "json")
+
+
+def test_a_trainer_state_artifact_is_not_a_config() -> None:
+    state = '{"global_step": 500, "logging_steps": 10, "save_steps": 500, "log_history": []}'
+    assert read_document(Input("checkpoint-500/trainer_state.json", state)) is None

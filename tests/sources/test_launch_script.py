@@ -682,3 +682,31 @@ def test_url_passwords_and_key_names_are_redacted() -> None:
     assert "pa55w0rd" not in repr(doc) and "abc123def" not in repr(doc)
     assert fact(doc, "/env/DB") == "postgres://user:<redacted>@host/db"
     assert fact(doc, "/tags/team") == "x"
+
+
+@pytest.mark.parametrize(
+    ("line", "kind", "entry", "references"),
+    [
+        ("axolotl train cfg/lora.yml --deepspeed ds/zero2.json", "axolotl", "train",
+         [("cfg/lora.yml", "config"), ("ds/zero2.json", "deepspeed")]),
+        ("llamafactory-cli train examples/qwen3_lora_sft.yaml", "llamafactory-cli", "train",
+         [("examples/qwen3_lora_sft.yaml", "config")]),
+        ("litgpt pretrain --config config_hub/tinyllama.yaml --devices 4", "litgpt", "pretrain",
+         [("config_hub/tinyllama.yaml", "config")]),
+        ("trl sft --config recipes/sft.yaml --save_steps 50", "trl", "sft",
+         [("recipes/sft.yaml", "config")]),
+        ("tune run --nproc_per_node 8 full_finetune_distributed --config llama3_1/70B_full",
+         "tune", "full_finetune_distributed", []),  # a built-in config name, not a file
+    ],
+)  # fmt: skip
+def test_training_tool_clis_are_launches(
+    line: str, kind: str, entry: str, references: list[tuple[str, str]]
+) -> None:
+    doc = read("run.sh", f"#!/bin/bash\n{line}\n")
+    assert (fact(doc, "/launcher/kind"), fact(doc, "/launcher/entrypoint")) == (kind, entry)
+    assert [(r.path, r.role) for r in doc.references] == references
+
+
+def test_tune_run_takes_torchrun_options() -> None:
+    doc = read("run.sh", "tune run --nnodes 2 --nproc_per_node 8 lora_finetune_distributed\n")
+    assert (fact(doc, "/resources/gpus_per_node"), fact(doc, "/resources/nodes")) == (8, 2)

@@ -134,3 +134,11 @@ def test_recognition_leaves_nemo_and_hf_alone() -> None:
 @given(mappings(sorted(lightning.TRAINER_KEYS)), mappings(["data", "model", "callbacks"]))
 def test_random_mappings_never_raise(trainer: dict[str, Any], top: dict[str, Any]) -> None:
     parse_never_raises(lightning, {**top, "trainer": trainer})
+
+
+def test_save_top_k_defaults_to_one_and_zero_saves_nothing() -> None:
+    callback = "trainer:\n  max_epochs: 3\n  callbacks:\n    - class_path: ModelCheckpoint\n"
+    default = located(lightning.parse(Input("c.yaml", callback + "      init_args: {}\n")))
+    assert default["/checkpoint/keep_last"][0] == 1  # Lightning's default save_top_k
+    zero = callback + "      init_args:\n        save_top_k: 0\n"
+    assert located(lightning.parse(Input("c.yaml", zero)))["/checkpoint/strategy"] == ("no", 6, 9)

@@ -47,7 +47,7 @@ def test_finetune_facts_with_positions() -> None:
     assert doc is not None and doc.format == "litgpt"
     assert located(doc) == {
         "/model/name": ("meta-llama/Meta-Llama-3.1-8B", 1, 1),
-        "/training/precision": ("bf16", 3, 1),
+        "/training/precision": ("bf16-true", 3, 1),
         "/model/quantization_bits": (4, 4, 1),
         "/resources/gpus_per_node": (2, 5, 1),
         "/resources/nodes": (1, 6, 1),

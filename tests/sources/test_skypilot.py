@@ -81,6 +81,7 @@ def test_fixture_facts_and_references_are_exact() -> None:
         ("[L4:1, H100:1]", "L4", 1),
         ("'H200:8'", "H200", 8),
         ("{H100: null}", "H100-SXM", 1),
+        ("{H100:8, A100-80GB:8}", "H100-SXM", 8),  # flow style: YAML keys "H100:8"
         ("tpu-v4-8", None, 1),  # not a GPU the catalog knows: the count still holds
         ("H100:0.5", "H100-SXM", None),  # a fraction of a GPU is no per-node count
     ],

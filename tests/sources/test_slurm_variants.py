@@ -64,7 +64,7 @@ def test_axolotl_gpus_per_task_with_nodes_from_the_environment() -> None:
     assert facts["/resources/time_limit_s"] == (259200.0, 8, 9)
     assert facts["/name"] == ("axolotl", 2, 9)
     assert "/resources/nodes" not in facts  # $NUM_NODES comes from sbatch --export
-    assert facts["/launcher/kind"][0] == "srun"
+    assert facts["/launcher/kind"][0] == "axolotl"  # srun runs `axolotl train cfg.yml`
 
 
 def test_nemo_gpus_per_node_and_time_min_does_not_replace_time() -> None:

@@ -44,6 +44,8 @@ def read_document(file: Input, forced: str | None = None) -> Document | None:
     try:
         by_name = {source.name: source for source in all_sources()}
         if forced is not None:
+            if file.is_structured and not file.mapping:
+                raise SourceError(f"not a {forced} config: the document is empty or not a mapping")
             return finish(by_name[forced].parse(file), file)
         scored = [(source.recognise(file), index) for index, source in enumerate(all_sources())]
         confidence, best = max(scored, default=(0.0, -1))
@@ -56,14 +58,14 @@ def read_document(file: Input, forced: str | None = None) -> Document | None:
 
 def finish(doc: Document, file: Input) -> Document:
     """Add the file's trainlint annotations (they win within the file) and redact secrets."""
-    facts, unknown = annotation.from_comments(file.text, file.path)
+    facts, errors = annotation.from_comments(file.text, file.path)
     if file.suffix == "json":
-        facts, unknown = [], []  # JSON has no comments
+        facts, errors = [], []  # JSON has no comments
     if file.is_structured and file.trees:
-        block_facts, block_unknown = annotation.from_block(file.trees[0], file.path)
-        facts, unknown = facts + block_facts, unknown + block_unknown
+        block_facts, block_errors = annotation.from_block(file.trees[0], file.path)
+        facts, errors = facts + block_facts, errors + block_errors
     doc.facts = [redact_fact(fact) for fact in [*doc.facts, *facts]]
-    doc.unknown_keys += unknown
+    doc.errors += errors
     return doc
 
 

@@ -4,7 +4,8 @@ Any YAML/JSON config may carry a top-level ``x-trainlint:`` mapping, and any fil
 comments may carry lines ``# trainlint: gpu=A100-80GB gpus=8 tag.team=nlp``. Keys: ``gpu``,
 ``gpus`` (per node), ``nodes``, ``params``, ``dataset_tokens``, ``dataset_samples``, ``spot``,
 ``tag.<name>``, ``fallback.<feature>``, ``budget_usd``, ``budget_gpu_hours``. A key that is not
-one of these is a TL903 finding at its line, whatever its spelling.
+one of these, or a value that is not valid for its key, is a TL901 error at its line: an
+annotation exists only for trainlint, so a mistake in one is never a framework default.
 """
 
 from __future__ import annotations
@@ -14,12 +15,11 @@ import shlex
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from trainlint.job import Location, UnknownKey
+from trainlint.job import Location, ParseError
 from trainlint.sources import normalize as n
 from trainlint.sources.base import Fact, pointer
 from trainlint.sources.structured import Tree
 
-FORMAT = "trainlint-annotation"
 BLOCK_KEY = "x-trainlint"
 _COMMENT = re.compile(r"#\s*trainlint:\s*(?P<body>(?!ignore)\S.*)$")
 
@@ -49,28 +49,41 @@ _PREFIXED: dict[str, tuple[str, Callable[[str], str]]] = {
 KEYS = (*_SCALARS, *(f"{prefix}.<name>" for prefix in _PREFIXED))
 
 
-def fact_for(key: str, value: Any, where: Location) -> Fact | UnknownKey | None:
-    """The fact one annotation states; None when its value is not valid for its key."""
+def fact_for(key: str, value: Any, where: Location) -> Fact | ParseError:
+    """The fact one annotation states, or the error that says why it states none."""
     if key in _SCALARS:
         target, convert = _SCALARS[key]
         converted = convert(value)
-        return None if converted is None else Fact(target, converted, where)
+        if converted is None:
+            return _error(where, f"invalid value {value!r} for trainlint annotation {key!r}")
+        return Fact(target, converted, where)
     prefix, dot, name = key.partition(".")
     if dot and prefix in _PREFIXED and name.strip():
         field, normalise = _PREFIXED[prefix]
         text = n.to_str(value)
-        return None if text is None else Fact(pointer(field, normalise(name)), text, where)
-    return UnknownKey(file=where.file, line=where.line, column=where.column, key=key,
-                      format=FORMAT, suggestion=_closest(key))  # fmt: skip
+        if text is None:
+            return _error(where, f"invalid value {value!r} for trainlint annotation {key!r}")
+        return Fact(pointer(field, normalise(name)), text, where)
+    hint = _closest(key)
+    known = f"did you mean {hint!r}?" if hint else f"known keys: {', '.join(KEYS)}"
+    return _error(where, f"unknown trainlint annotation key {key!r}; {known}")
+
+
+def _error(where: Location, message: str) -> ParseError:
+    return ParseError(file=where.file, line=where.line, column=where.column, message=message)
 
 
 def _closest(key: str) -> str | None:
     from trainlint.sources.typos import suggest
 
-    return suggest(key, [*_SCALARS, *(f"{p}.x" for p in _PREFIXED)])
+    prefix, dot, rest = key.partition(".")
+    if dot:
+        hint = suggest(prefix, list(_PREFIXED), min_length=3)
+        return f"{hint}.{rest}" if hint else None
+    return suggest(key, list(_SCALARS), min_length=3)
 
 
-def from_block(tree: Tree, file: str) -> tuple[list[Fact], list[UnknownKey]]:
+def from_block(tree: Tree, file: str) -> tuple[list[Fact], list[ParseError]]:
     """Facts of a top-level ``x-trainlint:`` mapping (nested ``tag:``/``fallback:`` too)."""
     block = tree.data.get(BLOCK_KEY) if isinstance(tree.data, dict) else None
     if not isinstance(block, dict):
@@ -86,9 +99,9 @@ def from_block(tree: Tree, file: str) -> tuple[list[Fact], list[UnknownKey]]:
     return _split(fact_for(k, v, _at(tree, p, file)) for k, v, p in items)
 
 
-def from_comments(text: str, file: str) -> tuple[list[Fact], list[UnknownKey]]:
+def from_comments(text: str, file: str) -> tuple[list[Fact], list[ParseError]]:
     """Facts of ``# trainlint: key=value ...`` comment lines (not ``# trainlint: ignore``)."""
-    results: list[Fact | UnknownKey | None] = []
+    results: list[Fact | ParseError] = []
     for number, line in enumerate(text.splitlines(), start=1):
         match = _COMMENT.search(line)
         if match is None:
@@ -118,9 +131,9 @@ def _at(tree: Tree, path: tuple[str, ...], file: str) -> Location:
 
 
 def _split(
-    results: Iterable[Fact | UnknownKey | None],
-) -> tuple[list[Fact], list[UnknownKey]]:
+    results: Iterable[Fact | ParseError],
+) -> tuple[list[Fact], list[ParseError]]:
     results = list(results)
     facts = [r for r in results if isinstance(r, Fact)]
-    unknown = [r for r in results if isinstance(r, UnknownKey)]
-    return facts, unknown
+    errors = [r for r in results if isinstance(r, ParseError)]
+    return facts, errors

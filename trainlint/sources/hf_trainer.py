@@ -101,12 +101,16 @@ _FOREIGN = {
 _MAX = 0.9
 
 
+# Keys of what a run writes (checkpoint-*/trainer_state.json), not of what configures one.
+_ARTIFACT = frozenset({"log_history", "global_step", "best_model_checkpoint"})
+
+
 def recognise(file: Input) -> float:
     if not file.is_structured:
         return 0.0
     keys = set(file.mapping)
     distinctive, generic = len(_DISTINCTIVE & keys), len(_GENERIC & keys)
-    if distinctive == 0:
+    if distinctive == 0 or keys & _ARTIFACT:
         return 0.0
     score = min(_MAX, 0.5 + 0.1 * (distinctive + generic))
     return min(score, 0.3) if keys & _FOREIGN else score

@@ -256,7 +256,36 @@ def _python_module(words: list[Word], index: int, chain: _Chain) -> Launch | Non
                   env=list(chain.env), rank=2)  # fmt: skip
 
 
+# Training CLIs whose subcommand runs a recipe: their arguments (config paths, HF-style flags)
+# are read like a training script's. ``tune run`` takes torchrun's options before its recipe.
+_TOOL_SUBCOMMANDS = {
+    "axolotl": {"train", "preprocess"}, "llamafactory-cli": {"train"},
+    "litgpt": {"pretrain", "finetune", "finetune_lora", "finetune_full", "finetune_adapter"},
+    "trl": {"sft", "dpo", "grpo", "kto", "reward", "rloo"},
+}  # fmt: skip
+
+
+def _tool(words: list[Word], chain: _Chain) -> Launch | None:
+    """``axolotl train cfg.yml``, ``llamafactory-cli train cfg.yaml``, ``trl sft --config x``."""
+    tool = (words[0].text or "").rsplit("/", 1)[-1]
+    if len(words) < 2 or words[1].text not in _TOOL_SUBCOMMANDS.get(tool, ()):
+        return None
+    return Launch(tool, chain.command, words[0], words[1], program=words[2:],
+                  wrapper_facts=list(chain.wrapper_facts), env=list(chain.env))  # fmt: skip
+
+
+def _tune(words: list[Word], chain: _Chain) -> Launch | None:
+    """``tune run [torchrun options] <recipe> --config <name|path> key=value ...``."""
+    if len(words) < 2 or words[1].text != "run":
+        return None
+    launch = _launch(lo.TORCHRUN, words[2:], words[0], chain)
+    launch.kind = "tune"
+    return launch
+
+
 _HANDLERS: dict[str, Callable[[list[Word], _Chain], Launch | None]] = {
+    "tune": _tune,
+    **dict.fromkeys(_TOOL_SUBCOMMANDS, _tool),
     "srun": _srun,
     "mpirun": _mpirun,
     "mpiexec": _mpirun,

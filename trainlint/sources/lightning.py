@@ -227,12 +227,17 @@ CHECKPOINT: dict[Path, list[Rule]] = {
 
 
 def model_checkpoint(args: dict[str, Any], locate: Locate) -> list[Fact]:
-    """A ModelCheckpoint; with no interval set it saves after every epoch (Lightning's default)."""
+    """A ModelCheckpoint, with Lightning's defaults: no interval saves after every epoch,
+    ``save_top_k`` absent keeps 1, 0 saves nothing, -1 keeps every checkpoint."""
     facts = table_facts(args, CHECKPOINT, locate)
     intervals = ("every_n_train_steps", "every_n_epochs", "train_time_interval")
     if all(args.get(key) is None for key in intervals):
         facts += fact("/checkpoint/every_epochs", 1.0, locate(()))
         facts += fact("/checkpoint/strategy", "epoch", locate(()))
+    if "save_top_k" not in args:
+        facts += fact("/checkpoint/keep_last", 1, locate(()))
+    elif n.to_int(args["save_top_k"]) == 0:
+        facts += fact("/checkpoint/strategy", "no", locate(("save_top_k",)))
     return facts
 
 

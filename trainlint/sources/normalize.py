@@ -6,9 +6,12 @@ from collections.abc import Callable
 from typing import Any
 
 _PRECISIONS = {
-    "bf16": "bf16", "bfloat16": "bf16", "bf16-mixed": "bf16", "bf16-true": "bf16",
+    "bf16": "bf16", "bfloat16": "bf16", "bf16-mixed": "bf16", "bf16-true": "bf16-true",
     "fp16": "fp16", "float16": "fp16", "16": "fp16", "16-mixed": "fp16", "half": "fp16",
     "fp32": "fp32", "float32": "fp32", "32": "fp32", "32-true": "fp32", "no": "fp32",
+    "false": "fp32",  # accelerate's unquoted `mixed_precision: no` is YAML 1.1 false
+    "16-true": "fp16-true", "fp16-true": "fp16-true",  # pure 16-bit: no fp32 master copy
+    "64": "fp64", "64-true": "fp64",
     "fp8": "fp8", "float8": "fp8",
 }  # fmt: skip
 

@@ -122,6 +122,8 @@ def parse_accelerator(value: Any) -> tuple[str | None, int | None]:
         if not value:
             return None, None
         first, count = next(iter(value.items()))
+        if count is None and ":" in str(first):  # flow style {H100:8, A100:8}: keys "H100:8"
+            return parse_accelerator(str(first))
         return str(first), 1 if count is None else n.positive_int(count)
     if isinstance(value, list):
         return parse_accelerator(value[0]) if value else (None, None)

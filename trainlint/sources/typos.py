@@ -43,9 +43,11 @@ def near_misses(
     return found
 
 
-def suggest(key: str, known: Collection[str]) -> str | None:
-    """The known key ``key`` was probably meant to be, when it is not itself known."""
-    if key in known or len(key) < MIN_LENGTH or key.startswith(("_", "x-")):
+def suggest(key: str, known: Collection[str], min_length: int = MIN_LENGTH) -> str | None:
+    """The known key ``key`` was probably meant to be, when it is not itself known.
+
+    ``min_length`` can be lowered for a small closed key set (trainlint's annotations)."""
+    if key in known or len(key) < min_length or key.startswith(("_", "x-")):
         return None
     match = process.extractOne(
         key, known, scorer=DamerauLevenshtein.distance, score_cutoff=MAX_EDITS
