@@ -146,3 +146,15 @@ def test_an_uneven_split_says_nothing_per_node() -> None:
     facts = [Fact("/resources/world_size", 6, here), Fact("/resources/nodes", 4, here)]
     job = build_job([Document("acc.yaml", "accelerate", 1.0, facts=facts)])
     assert job.resources.gpus_per_node is None
+
+
+def test_world_size_from_deepspeeds_batch_identity() -> None:
+    here = Location(file="ds.json", line=2, column=3)
+    facts = [
+        Fact("/training/global_batch_size", 256, here),
+        Fact("/training/micro_batch_size", 8, here),
+        Fact("/training/grad_accum_steps", 4, here),
+    ]
+    job = build_job([Document("ds.json", "deepspeed", 1.0, "deepspeed", facts=facts)])
+    assert job.resources.world_size == 8  # 256 = 8 * 4 * world
+    assert job.provenance["/resources/world_size"] == here

@@ -192,33 +192,42 @@ def _validate(tree: dict[str, Any], facts: dict[str, Fact]) -> Job:
 
 def derive(job: Job) -> None:
     """Fill fields implied by others (world size, global batch, total steps, GPU memory)."""
-    res, train, prov = job.resources, job.training, job.provenance
-    if res.gpus_per_node is not None and res.world_size is None:
-        res.world_size = res.gpus_per_node * (res.nodes or 1)
-        _copy(prov, "/resources/gpus_per_node", "/resources/world_size")
-    # An uneven split says nothing per node.
-    if (
-        res.world_size
-        and res.gpus_per_node is None
-        and res.nodes
-        and res.world_size % res.nodes == 0
-    ):
-        res.gpus_per_node = res.world_size // res.nodes
-        _copy(prov, "/resources/world_size", "/resources/gpus_per_node")
-    parallel = train.parallelism
-    model_parallel = (parallel.tensor or 1) * (parallel.pipeline or 1)
-    if train.global_batch_size is None and train.micro_batch_size and res.world_size:
-        data_parallel = max(1, res.world_size // model_parallel)  # replicas see distinct data
-        train.global_batch_size = (
-            train.micro_batch_size * (train.grad_accum_steps or 1) * data_parallel
-        )
-        _copy(prov, "/training/micro_batch_size", "/training/global_batch_size")
+    _derive_gpus(job)
+    _derive_batch(job)
+    train = job.training
     if train.total_steps is None and train.max_steps:
         train.total_steps = train.max_steps
-        _copy(prov, "/training/max_steps", "/training/total_steps")
+        _copy(job.provenance, "/training/max_steps", "/training/total_steps")
     if job.name is None:
         job.name = Path(job.id).stem
     _gpu_memory(job)
+
+
+def _derive_gpus(job: Job) -> None:
+    """World size from GPUs per node * nodes, and back when the split is even."""
+    res, prov = job.resources, job.provenance
+    if res.gpus_per_node is not None and res.world_size is None:
+        res.world_size = res.gpus_per_node * (res.nodes or 1)
+        _copy(prov, "/resources/gpus_per_node", "/resources/world_size")
+    even = bool(res.world_size and res.nodes and res.world_size % res.nodes == 0)
+    if res.world_size and res.nodes and res.gpus_per_node is None and even:
+        res.gpus_per_node = res.world_size // res.nodes
+        _copy(prov, "/resources/world_size", "/resources/gpus_per_node")
+
+
+def _derive_batch(job: Job) -> None:
+    """global = micro * accumulation * data-parallel replicas (world / (tensor * pipeline)),
+    read in whichever direction the job leaves open (DeepSpeed states global, not world)."""
+    res, train, prov = job.resources, job.training, job.provenance
+    model_parallel = (train.parallelism.tensor or 1) * (train.parallelism.pipeline or 1)
+    per_replica = (train.micro_batch_size or 0) * (train.grad_accum_steps or 1)
+    glob = train.global_batch_size
+    if res.world_size is None and glob and per_replica and glob % per_replica == 0:
+        res.world_size = glob // per_replica * model_parallel
+        _copy(prov, "/training/global_batch_size", "/resources/world_size")
+    if glob is None and per_replica and res.world_size:
+        train.global_batch_size = per_replica * max(1, res.world_size // model_parallel)
+        _copy(prov, "/training/micro_batch_size", "/training/global_batch_size")
 
 
 def _gpu_memory(job: Job) -> None:

@@ -395,3 +395,14 @@ def test_random_valid_python_never_raises(text: str) -> None:
     if python_code.recognise(file) > 0:
         doc = python_code.parse(file)
         assert all(f.location.line >= 1 and f.location.column >= 1 for f in doc.facts)
+
+
+def test_dataclass_field_default_is_read() -> None:
+    text = (
+        "from dataclasses import dataclass, field\n\n@dataclass\nclass TrainConfig:\n"
+        "    max_steps: int = field(default=2000)\n    save_every: int = 100\n"
+        "    tags: list = field(default_factory=list)\n"
+    )
+    doc = read_document(Input("config.py", text))
+    assert doc is not None
+    assert {f.pointer: f.value for f in doc.facts}.get("/training/max_steps") == 2000

@@ -120,10 +120,19 @@ def _assigned(body: list[ast.stmt]) -> dict[str, tuple[Any, ast.Name]]:
                     values[target.id] = (literal(stmt.value), target)
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             if stmt.value is not None:
-                values[stmt.target.id] = (literal(stmt.value), stmt.target)
+                values[stmt.target.id] = (literal(_field_default(stmt.value)), stmt.target)
         elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
             values[stmt.target.id] = (UNKNOWN, stmt.target)
     return values
+
+
+def _field_default(value: ast.expr) -> ast.expr:
+    """``field(default=2000)`` / ``dataclasses.field(default=...)`` → its default expression."""
+    func = value.func if isinstance(value, ast.Call) else None
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+    if isinstance(value, ast.Call) and name == "field":
+        return next((k.value for k in value.keywords if k.arg == "default"), value)
+    return value
 
 
 def _name_facts(
