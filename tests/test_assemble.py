@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from trainlint.assemble import Workspace, assemble, build_job
 from trainlint.discover import discover
 from trainlint.job import Job, Location
@@ -158,3 +160,30 @@ def test_world_size_from_deepspeeds_batch_identity() -> None:
     job = build_job([Document("ds.json", "deepspeed", 1.0, "deepspeed", facts=facts)])
     assert job.resources.world_size == 8  # 256 = 8 * 4 * world
     assert job.provenance["/resources/world_size"] == here
+
+
+@pytest.mark.parametrize(
+    ("files", "pointer", "value"),
+    [
+        ({"run.sh": "python main.py fit --config fit.yaml --trainer.devices 2\n",
+          "fit.yaml": "seed_everything: 1\ntrainer:\n  devices: 4\n  max_steps: 9\n"},
+         "/resources/gpus_per_node", 2),
+        ({"run.sh": "torchrun train.py config/train_small.py --batch_size=32 --compile=False\n",
+          "config/train_small.py": "batch_size = 12\nblock_size = 256\nn_layer = 6\n"},
+         "/training/micro_batch_size", 32),
+        ({"run.sh": "tune run full_finetune_single_device --config cfg.yaml batch_size=8\n",
+          "cfg.yaml": "model:\n  _component_: torchtune.models.llama3_2.llama3_2_1b\n"
+                      "batch_size: 2\nepochs: 1\n"},
+         "/training/micro_batch_size", 8),
+    ],
+)  # fmt: skip
+def test_command_line_overrides_are_read_by_the_configs_format(
+    in_tmp: Path, files: dict[str, str], pointer: str, value: object
+) -> None:
+    write(in_tmp, files)
+    job = jobs_by_id(Path("."))["run.sh"]
+    found: object = job.model_dump(by_alias=True)
+    for part in pointer.strip("/").split("/"):
+        found = found[part] if isinstance(found, dict) else None
+    assert found == value
+    assert job.provenance[pointer].file == "run.sh"

@@ -20,8 +20,9 @@ from pydantic import ValidationError
 
 from trainlint.config import RepoConfig
 from trainlint.job import Job, Location, MissingReference, ParseError, SourceFile, UnknownKey
-from trainlint.sources import broken, read_document
+from trainlint.sources import broken, override_facts, read_document
 from trainlint.sources.base import PRECEDENCE, Document, Fact, Input, Reference
+from trainlint.sources.redact import redact_fact
 from trainlint.sources.structured import MAX_BYTES
 
 
@@ -149,6 +150,8 @@ def build_job(documents: list[Document], missing: Sequence[MissingReference] = (
     for doc in ranked:
         for fact in doc.facts:
             winners[fact.pointer] = fact
+    for fact in _override_facts(documents):  # the command line beats every config it names
+        winners[fact.pointer] = fact
     tree: dict[str, Any] = {
         "id": entry.path,
         "sources": [SourceFile(path=d.path, format=d.format, role=d.role) for d in documents],
@@ -172,6 +175,18 @@ def build_job(documents: list[Document], missing: Sequence[MissingReference] = (
             )
     derive(job)
     return job
+
+
+def _override_facts(documents: list[Document]) -> list[Fact]:
+    """Command-line overrides read by each referenced config's own format."""
+    overrides = [o for doc in documents if doc.role == "entrypoint" for o in doc.overrides]
+    formats = {doc.format for doc in documents}
+    return [
+        redact_fact(fact)
+        for override in overrides
+        for fmt in sorted(formats)
+        for fact in override_facts(fmt, override)
+    ]
 
 
 def _validate(tree: dict[str, Any], facts: dict[str, Fact]) -> Job:

@@ -13,8 +13,9 @@ from typing import cast
 from trainlint.errors import SourceError
 from trainlint.job import ParseError
 from trainlint.sources import annotation
-from trainlint.sources.base import Document, Input, Source
+from trainlint.sources.base import Document, Fact, Input, Override, Source
 from trainlint.sources.redact import redact_fact
+from trainlint.sources.table import facts_for
 
 _HELPERS = {
     "annotation", "typos", "base", "structured", "table", "normalize", "redact",
@@ -73,3 +74,19 @@ def broken(path: str, message: str, line: int = 1, column: int = 1) -> Document:
     """A Document for a file that could not be read or parsed (reported as TL901)."""
     error = ParseError(file=path, line=line, column=column, message=message)
     return Document(path, "unknown", 0.0, "unknown", errors=[error])
+
+
+def override_facts(fmt: str, override: Override) -> list[Fact]:
+    """What a command-line override means to a config of format ``fmt``: the format's own
+    ``override_facts`` if it has one, else its ``TABLE`` looked up by the dotted key."""
+    module = next((s for s in all_sources() if s.name == fmt), None)
+    if module is None:
+        return []
+    custom = getattr(module, "override_facts", None)
+    if callable(custom):
+        return list(custom(override.key, override.value, override.location))
+    table = getattr(module, "TABLE", None)
+    if not isinstance(table, dict):
+        return []
+    path = tuple(part.replace("-", "_") for part in override.key.split("."))
+    return facts_for(table.get(path, []), override.value, override.location)

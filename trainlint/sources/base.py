@@ -42,6 +42,16 @@ class Reference:
     role: Role = "config"
 
 
+@dataclass(frozen=True)
+class Override:
+    """A command-line setting for the referenced configs to read in their own terms
+    (``--trainer.devices 2``, ``batch_size=8``): the entry script does not know their format."""
+
+    key: str
+    value: str | bool
+    location: Location
+
+
 @dataclass
 class Document:
     path: str
@@ -52,6 +62,7 @@ class Document:
     references: list[Reference] = field(default_factory=list)
     errors: list[ParseError] = field(default_factory=list)
     unknown_keys: list[UnknownKey] = field(default_factory=list)
+    overrides: list[Override] = field(default_factory=list)
 
 
 @dataclass

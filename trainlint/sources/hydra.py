@@ -178,6 +178,9 @@ def _tolerated(entry: Entry) -> bool:
     return entry.optional or (entry.group or ("",))[0] == "hydra"
 
 
+override_facts = lightning.override_facts  # ``trainer.devices=8`` reads as the merged config
+
+
 def keys() -> dict[str, list[str]]:
     """Every key this format reads → the job-model pointers it sets (docs/formats.md)."""
     return {"defaults": ["(reference)"], **lightning.keys()}

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import partial
 
 from trainlint.errors import SourceError
 from trainlint.job import Location
 from trainlint.sources import _megatron_flags, hf_trainer, launchers, shell, slurm
-from trainlint.sources.base import Document, Fact, Input, Reference, Role
+from trainlint.sources.base import Document, Fact, Input, Override, Reference, Role
 from trainlint.sources.launchers import Launch, location
-from trainlint.sources.redact import redact_text
+from trainlint.sources.redact import redact_text, redact_value
 from trainlint.sources.shell import Assignment, Script, Word
 from trainlint.sources.structured import MAX_BYTES, check_size
 
@@ -67,6 +67,7 @@ def parse(file: Input) -> Document:
     if launch is not None:
         facts += launch_facts(launch, header_facts, script, file.path)
         doc.references = launch_references(launch, file.path)
+        doc.overrides = program_overrides(launch.program, file.path)
     doc.references += script_references(script, file.path)
     doc.facts = facts
     return doc
@@ -195,29 +196,59 @@ def program_facts(words: Sequence[Word], file: str) -> tuple[list[Fact], list[Re
     """Facts and references of the training script's own arguments (HF-style flags)."""
     facts: list[Fact] = []
     references: list[Reference] = []
+    for flag, value, word in _arguments(words):
+        where = location(file, word)
+        if flag is not None:
+            facts += hf_trainer.cli_facts(flag, value, where) or _megatron_flags.cli_facts(
+                flag, value, where
+            )
+            references += _flag_reference(flag, value, where)
+        elif isinstance(value, str) and (
+            _CONFIG_FILE.search(value) or re.search(r"conf.*\.py$", value, re.IGNORECASE)
+        ):  # nanoGPT ``train.py config/train_gpt2.py``; not ``deepy.py train.py a.yml``
+            references.append(Reference(value, where, "config"))
+    return facts, references
+
+
+def program_overrides(words: Sequence[Word], file: str) -> list[Override]:
+    """Every ``--key value``/``--key=value``/``--flag`` and ``key=value`` argument, for the
+    formats of the configs the job references to read in their own terms (LightningCLI
+    ``--trainer.devices 2``, Hydra/torchtune ``trainer.devices=8``, nanoGPT ``--compile=False``)."""
+    found = []
+    for flag, value, word in _arguments(words):
+        if flag is not None:
+            found.append(_override(flag.lstrip("-"), value, location(file, word)))
+        elif isinstance(value, str) and "=" in value and not value.startswith(("-", "+~")):
+            key, _, assigned = value.partition("=")
+            if re.fullmatch(r"\+{0,2}[\w.\-]+", key):
+                found.append(_override(key.lstrip("+"), assigned, location(file, word)))
+    return found
+
+
+def _override(key: str, value: str | bool, where: Location) -> Override:
+    """Secret-looking values never travel, even to a format that would ignore them."""
+    safe = redact_text(redact_value(key, value)) if isinstance(value, str) else value
+    return Override(key, safe, where)
+
+
+def _arguments(words: Sequence[Word]) -> Iterator[tuple[str | None, str | bool, Word]]:
+    """(``--flag``, its value or True, word) for options; (None, text, word) for positionals."""
     index = 0
     while index < len(words):
         word, text = words[index], words[index].text
         index += 1
         if text is None:
             continue
-        where = location(file, word)
-        if text.startswith("--") and len(text) > 2:
-            flag, eq, attached = text.partition("=")
-            value: str | bool | None = attached if eq else True
-            if not eq and index < len(words) and not _is_option(words[index]):
-                value, index = words[index].text, index + 1
-            if value is None:
-                continue
-            facts += hf_trainer.cli_facts(flag, value, where) or _megatron_flags.cli_facts(
-                flag, value, where
-            )
-            references += _flag_reference(flag, value, where)
-        elif not text.startswith("-") and (
-            _CONFIG_FILE.search(text) or re.search(r"conf.*\.py$", text, re.IGNORECASE)
-        ):  # nanoGPT ``train.py config/train_gpt2.py``; not ``deepy.py train.py a.yml``
-            references.append(Reference(text, where, "config"))
-    return facts, references
+        if not (text.startswith("--") and len(text) > 2):
+            if not text.startswith("-"):
+                yield None, text, word
+            continue
+        flag, eq, attached = text.partition("=")
+        value: str | bool | None = attached if eq else True
+        if not eq and index < len(words) and not _is_option(words[index]):
+            value, index = words[index].text, index + 1
+        if value is not None:
+            yield flag, value, word
 
 
 def _is_option(word: Word) -> bool:

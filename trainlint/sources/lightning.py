@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from trainlint.job import Location
 from trainlint.sources import normalize as n
 from trainlint.sources._located import (
     Locate,
@@ -148,6 +149,15 @@ def read(data: Any, locate: Locate) -> list[Fact]:
     for path, callback in _checkpoint_callbacks(data):
         facts += model_checkpoint(callback, _prefixed(locate, path))
     return facts
+
+
+def override_facts(key: str, value: Any, where: Location) -> list[Fact]:
+    """LightningCLI ``--trainer.devices 2`` (or Hydra ``trainer.devices=2``): the dotted key
+    read as the config it overrides, so devices, strategy and callbacks mean the same."""
+    data: Any = value
+    for part in reversed(key.split(".")):
+        data = {part: data}
+    return read(data, lambda path: where)
 
 
 def _prefixed(locate: Locate, prefix: Path) -> Locate:

@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Any
 
 from trainlint.errors import SourceError
-from trainlint.job import UnknownKey
+from trainlint.job import Location, UnknownKey
 from trainlint.sources import _py_tables as t
 from trainlint.sources import deepspeed, typos
 from trainlint.sources import normalize as n
@@ -124,6 +124,11 @@ def _assigned(body: list[ast.stmt]) -> dict[str, tuple[Any, ast.Name]]:
         elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
             values[stmt.target.id] = (UNKNOWN, stmt.target)
     return values
+
+
+def override_facts(key: str, value: Any, where: Location) -> list[Fact]:
+    """nanoGPT's configurator: ``--batch_size=32 --compile=False`` replace module globals."""
+    return facts_for(t.OWN_NAMES.get(key, []), value, where)
 
 
 def _field_default(value: ast.expr) -> ast.expr:
