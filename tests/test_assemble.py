@@ -187,3 +187,11 @@ def test_command_line_overrides_are_read_by_the_configs_format(
         found = found[part] if isinstance(found, dict) else None
     assert found == value
     assert job.provenance[pointer].file == "run.sh"
+
+
+def test_accelerate_per_node_count_follows_a_command_line_override(in_tmp: Path) -> None:
+    config = "compute_environment: LOCAL_MACHINE\ndistributed_type: MULTI_GPU\nnum_machines: 2\n"
+    script = "accelerate launch --config_file acc.yaml --num_processes 4 train.py\n"
+    write(in_tmp, {"run.sh": script, "acc.yaml": config + "num_processes: 16\n"})
+    res = jobs_by_id(Path("."))["run.sh"].resources
+    assert (res.world_size, res.nodes, res.gpus_per_node) == (4, 2, 2)

@@ -19,8 +19,8 @@ from typing import Any
 from trainlint.sources import _flat
 from trainlint.sources import normalize as n
 from trainlint.sources._flat import words
-from trainlint.sources.base import Document, Fact, Input, Role
-from trainlint.sources.structured import Path, Tree
+from trainlint.sources.base import Document, Input, Role
+from trainlint.sources.structured import Path
 from trainlint.sources.table import Rule, describe
 
 name = "accelerate"
@@ -148,24 +148,9 @@ def parse(file: Input) -> Document:
     doc = _flat.document(file, name, role, recognise(file), TABLE, KNOWN)
     tree = _flat.plain(file.trees[0])
     doc.references = _flat.references(tree, REFERENCES, file.path)
-    doc.facts += _gpus_per_node(tree, file.path)
     return doc
-
-
-def _gpus_per_node(tree: Tree, file: str) -> list[Fact]:
-    """``num_processes / num_machines`` when both are stated and divide evenly (a launch line's
-    ``--num_machines`` may override an unstated count, so none is assumed)."""
-    data = tree.data if isinstance(tree.data, dict) else {}
-    processes = n.positive_int(data.get("num_processes"))
-    machines = n.positive_int(data.get("num_machines"))
-    if processes is None or machines is None or processes % machines:
-        return []
-    where = _flat.location(tree, ("num_processes",), file)
-    return [Fact("/resources/gpus_per_node", processes // machines, where)]
 
 
 def keys() -> dict[str, list[str]]:
     """Every key this format reads → the job-model pointers it sets (docs/formats.md)."""
-    described = describe(TABLE)
-    described["num_processes"] = [*described["num_processes"], "/resources/gpus_per_node"]
-    return described | {".".join(map(str, path)): ["(reference)"] for path in REFERENCES}
+    return describe(TABLE) | {".".join(map(str, path)): ["(reference)"] for path in REFERENCES}
