@@ -339,3 +339,21 @@ def test_random_manifests_never_raise(documents: list[dict[str, Any]], kind: str
         finish(kubernetes.parse(file), file)
     except SourceError:
         pass
+
+
+def test_a_file_with_several_workloads_reads_the_first_only() -> None:
+    text = (
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: first}\nspec:\n  template:\n"
+        "    spec:\n      containers:\n        - name: c\n          image: x\n"
+        "          resources: {limits: {nvidia.com/gpu: 2}}\n"
+        "---\n"
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: second}\nspec:\n"
+        "  activeDeadlineSeconds: 60\n  template:\n    spec:\n      containers:\n"
+        "        - name: c\n          image: x\n"
+        "          resources: {limits: {nvidia.com/gpu: 8}}\n"
+    )
+    doc = read_document(Input("jobs.yaml", text))
+    assert doc is not None
+    facts = {f.pointer: f.value for f in doc.facts}
+    assert facts["/name"] == "first" and facts["/resources/gpus_per_node"] == 2
+    assert "/resources/time_limit_s" not in facts

@@ -79,7 +79,9 @@ def parse(file: Input) -> Document:
     typed = [(kind_of(tree.data), tree) for tree in file.trees]
     runtimes = {_name(tree): tree for kind, tree in typed if kind in RUNTIME_KINDS}
     jobs = [(kind, tree) for kind, tree in typed if kind is not None and kind not in RUNTIME_KINDS]
-    chosen = jobs or [(kind, tree) for kind, tree in typed if kind in RUNTIME_KINDS]
+    # One file is one job here: with several workloads, the first one (mixing their GPUs and
+    # limits would describe no real run); a runtime alone when the file holds only runtimes.
+    chosen = jobs[:1] or [(kind, tree) for kind, tree in typed if kind in RUNTIME_KINDS][:1]
     for job_kind, tree in chosen:
         facts, references = _document(str(job_kind), tree, runtimes, file)
         doc.facts += facts
