@@ -195,3 +195,17 @@ def test_accelerate_per_node_count_follows_a_command_line_override(in_tmp: Path)
     write(in_tmp, {"run.sh": script, "acc.yaml": config + "num_processes: 16\n"})
     res = jobs_by_id(Path("."))["run.sh"].resources
     assert (res.world_size, res.nodes, res.gpus_per_node) == (4, 2, 2)
+
+
+def test_a_value_the_composition_leaves_unknown_stays_unknown(in_tmp: Path) -> None:
+    write(in_tmp, {
+        "conf/config.yaml": "defaults:\n  - trainer: gpu\n  - _self_\n\n"
+                            "trainer:\n  devices: ${oc.env:NGPU}\n",
+        "conf/trainer/gpu.yaml": "devices: 8\nmax_epochs: 3\n",
+    })  # fmt: skip
+    jobs = jobs_by_id(Path("."))
+    assert list(jobs) == ["conf/config.yaml"]  # the group file is a member, not a job
+    job = jobs["conf/config.yaml"]
+    assert job.resources.gpus_per_node is None  # not the group file's literal 8
+    assert job.training.epochs == 3  # what the composition did set still counts
+    assert [(s.path, s.role) for s in job.sources][1] == ("conf/trainer/gpu.yaml", "member")

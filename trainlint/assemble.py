@@ -12,7 +12,7 @@ import os
 import stat
 from collections import deque
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -130,9 +130,18 @@ def _closure(
                 continue
             seen.add(target.resolve())
             child = space.load(target) or Document(display(target), "unrecognised", 0.0, "unknown")
+            if reference.role == "member":
+                child = _member(child)
             order.append((target, child))
             queue.append((target, child))
     return order, missing
+
+
+def _member(doc: Document) -> Document:
+    """A file composed into another (a Hydra group file): the composing document already
+    states its merged values, so its own standalone reading contributes none (a value the
+    composition left unknown must stay unknown), but its errors and typos still count."""
+    return replace(doc, facts=[], role="member", overrides=[])
 
 
 def _missing(reference: Reference) -> MissingReference:

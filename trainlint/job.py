@@ -31,7 +31,7 @@ class Location(Model):
 class SourceFile(Model):
     path: str
     format: str
-    role: Literal["entrypoint", "config", "deepspeed", "unknown"] = "config"
+    role: Literal["entrypoint", "config", "deepspeed", "unknown", "member"] = "config"
 
 
 class Launcher(Model):

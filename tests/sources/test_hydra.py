@@ -64,9 +64,9 @@ def test_group_files_are_references_at_their_entry_lines() -> None:
     refs = [(r.path, r.location.line, r.role) for r in read("config.yaml").references]
     # `optional local: default` does not exist and is optional: no reference.
     assert refs == [
-        ("trainer/gpu.yaml", 3, "config"),
-        ("callbacks/ckpt.yaml", 4, "config"),
-        ("loop/a.yaml", 5, "config"),
+        ("trainer/gpu.yaml", 3, "member"),
+        ("callbacks/ckpt.yaml", 4, "member"),
+        ("loop/a.yaml", 5, "member"),
     ]
 
 

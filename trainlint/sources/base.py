@@ -13,12 +13,14 @@ from typing import Any, Literal, Protocol
 from trainlint.job import Location, ParseError, UnknownKey
 from trainlint.sources.structured import Tree, load_json, load_yaml
 
-Role = Literal["entrypoint", "config", "deepspeed", "unknown"]
+Role = Literal["entrypoint", "config", "deepspeed", "unknown", "member"]
 
 # Precedence when two documents of one job set the same pointer (higher wins): a command-line
 # flag beats the config it overrides, which beats a DeepSpeed JSON (whose "auto" values defer to
 # the trainer anyway).
-PRECEDENCE: dict[Role, int] = {"entrypoint": 3, "config": 2, "deepspeed": 1, "unknown": 0}
+PRECEDENCE: dict[Role, int] = {
+    "entrypoint": 3, "config": 2, "deepspeed": 1, "unknown": 0, "member": 0,
+}  # fmt: skip
 
 
 def pointer(*parts: str | int) -> str:

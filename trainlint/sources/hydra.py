@@ -170,7 +170,8 @@ def _references(
         assert entry.group is not None
         line, column = tree.span(("defaults", entry.index))
         written = root.written(entry.group, option, path)
-        references.append(Reference(written, Location(file=shown, line=line, column=column)))
+        where = Location(file=shown, line=line, column=column)
+        references.append(Reference(written, where, "member"))
     return references
 
 
