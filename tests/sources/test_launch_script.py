@@ -710,3 +710,19 @@ def test_training_tool_clis_are_launches(
 def test_tune_run_takes_torchrun_options() -> None:
     doc = read("run.sh", "tune run --nnodes 2 --nproc_per_node 8 lora_finetune_distributed\n")
     assert (fact(doc, "/resources/gpus_per_node"), fact(doc, "/resources/nodes")) == (8, 2)
+
+
+def test_hydra_config_path_and_name_reference_the_primary_config() -> None:
+    line = (
+        "python examples/nlp/megatron_gpt_pretraining.py --config-path=conf "
+        "--config-name=megatron_gpt_config trainer.devices=8\n"
+    )
+    doc = read("run.sh", line)
+    assert [(r.path, r.location.column) for r in doc.references] == [
+        ("examples/nlp/conf/megatron_gpt_config.yaml", 68)
+    ]
+    assert [(o.key, o.value) for o in doc.overrides] == [
+        ("config-path", "conf"),
+        ("config-name", "megatron_gpt_config"),
+        ("trainer.devices", "8"),
+    ]

@@ -10,6 +10,7 @@ HF-style flags (``--save_steps 10``), with references to the configs it names.
 from __future__ import annotations
 
 import math
+import posixpath
 import re
 from collections.abc import Iterator, Sequence
 from functools import partial
@@ -148,7 +149,25 @@ def launch_facts(
 
 def launch_references(launch: Launch, file: str) -> list[Reference]:
     found = [*launch.references, *program_facts(launch.program, file)[1]]
+    found += _hydra_reference(launch, file)
     return [Reference(redact_text(r.path), r.location, r.role) for r in found]
+
+
+def _hydra_reference(launch: Launch, file: str) -> list[Reference]:
+    """``train.py --config-path=conf --config-name=gpt`` (NeMo, Hydra apps): the primary
+    config is ``<script folder>/<config-path>/<config-name>.yaml``."""
+    found: dict[str, tuple[str | bool, Word]] = {}
+    for flag, value, word in _arguments(launch.program):
+        if flag in ("--config-path", "--config_path", "--config-name", "--config_name"):
+            found[flag.replace("_", "-")] = (value, word)
+    path, name = found.get("--config-path"), found.get("--config-name")
+    if name is None or not isinstance(name[0], str):
+        return []
+    folder = path[0] if path is not None and isinstance(path[0], str) else "."
+    script = launch.entry.text if launch.entry is not None and launch.entry.text else ""
+    base = folder if folder.startswith("/") else posixpath.join(posixpath.dirname(script), folder)
+    target = name[0] if name[0].endswith((".yaml", ".yml")) else f"{name[0]}.yaml"
+    return [Reference(posixpath.normpath(posixpath.join(base, target)), location(file, name[1]))]
 
 
 _RUNS_SCRIPT = frozenset({"bash", "sh", "zsh", "source", ".", "sbatch", "srun"})
