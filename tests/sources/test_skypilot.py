@@ -264,3 +264,21 @@ def test_random_tasks_never_raise(data: dict[str, Any], style: str) -> None:
             finish(skypilot.parse(file), file)
     except SourceError:
         pass
+
+
+def test_run_block_overrides_reach_the_config_it_mounts(tmp_path: Path) -> None:
+    from trainlint.assemble import Workspace, assemble
+    from trainlint.discover import discover
+
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "8B-lora.yaml").write_text(
+        "model:\n  _component_: torchtune.models.llama3_1.lora_llama3_1_8b\nbatch_size: 2\n"
+    )
+    (tmp_path / "task.yaml").write_text(
+        "resources:\n  accelerators: H100:8\nfile_mounts:\n  /configs: ./configs\nrun: |\n"
+        "  tune run lora_finetune_distributed --config /configs/8B-lora.yaml batch_size=16\n"
+    )
+    job = assemble(discover([tmp_path]), Workspace(root=tmp_path))[0]
+    assert job.training.micro_batch_size == 16
+    where = job.provenance["/training/micro_batch_size"]
+    assert (where.file.endswith("task.yaml"), where.line, where.column) == (True, 6, 69)

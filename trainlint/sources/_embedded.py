@@ -17,7 +17,7 @@ from functools import partial
 
 from trainlint.job import Location
 from trainlint.sources import launch_script, launchers, shell
-from trainlint.sources.base import Fact, Reference
+from trainlint.sources.base import Fact, Override, Reference
 from trainlint.sources.shell import Assignment, Command, Script, Word
 
 Environ = Mapping[str, str | None]
@@ -41,6 +41,29 @@ def script_facts(
     facts = launch_script.env_facts(script, launch, file) + facts
     references += launch_script.script_references(script, file)
     return shift(facts, references, origin)
+
+
+def script_overrides(
+    text: str,
+    file: str,
+    origin: tuple[int, int],
+    environ: Environ | None = None,
+    prefixes: tuple[str, ...] = (),
+) -> list[Override]:
+    """The command-line overrides of the script's best launch (``tune run ... batch_size=8``),
+    located in the file holding the script, for the configs it names to read."""
+    script = shell.parse_script(text, environ, prefixes)
+    inline = partial(shell.parse_inline, environ=environ, prefixes=prefixes)
+    found = [launchers.analyse(command, file, inline) for command in script.commands]
+    launch = launchers.best([launch for launch in found if launch is not None])
+    if launch is None:
+        return []
+    line, column = origin
+    return [
+        replace(o, location=o.location.model_copy(update={
+            "line": o.location.line + line - 1, "column": o.location.column + column - 1}))
+        for o in launch_script.program_overrides(launch.program, file)
+    ]  # fmt: skip
 
 
 def command_facts(

@@ -17,7 +17,7 @@ from trainlint.estimate.catalog import resolve_gpu
 from trainlint.job import Location
 from trainlint.sources import _embedded, typos
 from trainlint.sources import normalize as n
-from trainlint.sources.base import Document, Fact, Input, Reference, Role, pointer
+from trainlint.sources.base import Document, Fact, Input, Override, Reference, Role, pointer
 from trainlint.sources.structured import Path, Tree
 from trainlint.sources.table import Rule, describe, facts_from_table
 
@@ -76,6 +76,7 @@ def parse(file: Input) -> Document:
     if isinstance(run, str):
         run_facts, references = _run_facts(file, tree, resources)
         doc.references = _local_references(references, data)
+        doc.overrides = _run_overrides(file, tree, resources)
         declared = {fact.pointer for fact in facts if fact.pointer.startswith("/resources/")}
         facts += [f for f in run_facts if f.pointer not in declared]  # the allocation wins
     doc.facts = facts
@@ -212,6 +213,14 @@ def _run_facts(
     text = str(tree.data["run"])
     return _embedded.script_facts(
         text, file.path, origin, environment(tree, resources), ("SKYPILOT_",)
+    )
+
+
+def _run_overrides(file: Input, tree: Tree, resources: list[Fact]) -> list[Override]:
+    line, column = tree.span(("run",))
+    origin = _embedded.value_origin(file.text, line, column) or (line, column)
+    return _embedded.script_overrides(
+        str(tree.data["run"]), file.path, origin, environment(tree, resources), ("SKYPILOT_",)
     )
 
 
