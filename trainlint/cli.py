@@ -22,11 +22,15 @@ import click
 import yaml
 from rich.console import Console
 from rich.highlighter import RegexHighlighter
+from rich.table import Table
 from rich.theme import Theme
 
 from trainlint import __version__
 from trainlint import engine as engines
 from trainlint.errors import TrainlintError
+from trainlint.estimate_view import document as estimate_document
+from trainlint.estimate_view import render_text as render_estimates
+from trainlint.estimate_view import view as estimate_view
 from trainlint.findings import Severity, at_or_above
 from trainlint.formats import catalogue
 from trainlint.lint import check as run_check
@@ -170,6 +174,36 @@ def show(paths: tuple[Path, ...], fmt: str) -> None:
         click.echo(json.dumps(document, indent=2))
     else:
         click.echo(yaml.safe_dump(document, sort_keys=False), nl=False)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@handle_errors
+def estimate(paths: tuple[Path, ...], fmt: str) -> None:
+    """Estimate memory per GPU, step time, run cost and checkpoint overhead, with sources."""
+    jobs = load_jobs(list(paths) or [Path(".")])
+    if fmt == "json":
+        click.echo(json.dumps(estimate_document(jobs), indent=2))
+    elif sys.stdout.isatty() and jobs:
+        console = Console()
+        for job in jobs:
+            shown = estimate_view(job)
+            table = Table(title=shown.id, title_justify="left", show_header=True)
+            for column in ("section", "estimate", "value", "source"):
+                table.add_column(column, justify="right" if column == "value" else "left")
+            section = None
+            for row in shown.rows:
+                heading = row.section if row.section != section else ""
+                table.add_row(heading, row.label, row.value, row.source)
+                section = row.section
+            for name, how in shown.unknown:
+                table.add_row("Unknown input", name, "", how, style="yellow")
+            console.print(table)
+    else:
+        click.echo(render_estimates(jobs), nl=False)
 
 
 @main.command()

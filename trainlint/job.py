@@ -58,6 +58,7 @@ class Resources(Model):
 class Peft(Model):
     method: str | None = None
     rank: int | None = None
+    target_modules: list[str] | None = None  # LoRA targets; "all-linear" for every linear
 
 
 class ModelSpec(Model):
@@ -90,6 +91,7 @@ class Parallelism(Model):
     offload_params: bool | None = None
     tensor: int | None = None
     pipeline: int | None = None
+    sequence_parallel: bool | None = None
 
 
 class Training(Model):
@@ -104,6 +106,7 @@ class Training(Model):
     precision: str | None = None  # fp32, fp16, bf16, fp8
     optimizer: Optimizer = Field(default_factory=Optimizer)
     activation_checkpointing: bool | None = None
+    recompute: str | None = None  # full, selective (Korthikanti 2022); overrides the above
     compile: bool | None = None
     parallelism: Parallelism = Field(default_factory=Parallelism)
     seed: int | None = None
@@ -222,6 +225,7 @@ class CheckpointCost(Model):
     kept: int | None = None
     storage_bytes: float | None = None
     suggested_every_steps: int | None = None
+    optimal_every_steps: int | None = None  # Young/Daly interval for the cluster's MTBF
 
 
 class Alternative(Model):
@@ -237,6 +241,12 @@ class Alternative(Model):
     price_per_gpu_hour: float | None = None
 
 
+class Comm(Model):
+    allreduce_s: float | None = None  # gradient sync per step at achievable bandwidth
+    exposed_s: float | None = None  # the part not hidden behind backward compute
+    fraction: float | None = None  # exposed_s / step_time_s
+
+
 class Estimates(Model):
     gpu: str | None = None  # the catalog name of the job's GPU
     gpus: int | None = None  # GPUs the job runs on (world size)
@@ -244,6 +254,7 @@ class Estimates(Model):
     trainable_params: int | None = None
     memory: Memory = Field(default_factory=Memory)
     step_time_s: float | None = None
+    comm: Comm = Field(default_factory=Comm)
     tokens_per_step: int | None = None
     flops_per_token: float | None = None
     price_per_gpu_hour: float | None = None

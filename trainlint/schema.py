@@ -11,11 +11,16 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from trainlint.estimate_view import EstimateReport
 from trainlint.job import Job
 from trainlint.report.json_ import JsonReport
 from trainlint.resources import bundled
 
-SCHEMAS: dict[str, type[BaseModel]] = {"job.schema.json": Job, "findings.schema.json": JsonReport}
+SCHEMAS: dict[str, type[BaseModel]] = {
+    "job.schema.json": Job,
+    "findings.schema.json": JsonReport,
+    "estimate.schema.json": EstimateReport,
+}
 
 
 def render(model: type[BaseModel]) -> str:

@@ -13,7 +13,9 @@ from tests.estimate.jobs import llmc_gpt2, make_job
 from trainlint.estimate import EstimateParams, estimate
 from trainlint.estimate.checkpoint import (
     checkpoint_bytes,
+    daly_interval_s,
     interval_steps,
+    job_mtbf_s,
     overhead_fraction,
     suggested_interval,
 )
@@ -100,8 +102,20 @@ def test_job_checkpoint_cost() -> None:
     assert ck.overhead_usd == pytest.approx(100 * save_s * 8 / 3600 * 3.5)
     assert (ck.kept, ck.storage_bytes) == (3, 3 * size)
     suggested = ck.suggested_every_steps
-    assert suggested == math.ceil(save_s * 0.98 / (0.02 * step_s))
-    assert overhead_fraction(save_s, suggested, step_s) <= 0.02
+    by_target = math.ceil(save_s * 0.98 / (0.02 * step_s))
+    daly = daly_interval_s(save_s, job_mtbf_s(50_700, 8))
+    assert ck.optimal_every_steps == math.ceil(daly / step_s)
+    # capped at the run's 10,000 steps: past the end the advice is "save at the end"
+    assert suggested == min(max(by_target, ck.optimal_every_steps), 10_000)
+    assert suggested is not None and overhead_fraction(save_s, suggested, step_s) <= 0.02
+
+
+def test_suggestion_below_the_run_length_is_not_capped() -> None:
+    long_run = llmc_gpt2(max_steps=10_000_000).model_copy(
+        update={"checkpoint": make_job(checkpoint={"every_steps": 100}).checkpoint}
+    )
+    ck = estimate(long_run).checkpoint
+    assert ck.suggested_every_steps == ck.optimal_every_steps  # Daly dominates, below the end
 
 
 def test_fraction_of_total_steps() -> None:
@@ -129,5 +143,30 @@ def test_write_bandwidth_and_target_are_parameters() -> None:
     params = EstimateParams(checkpoint_write_bytes_per_s=4e9, target_checkpoint_overhead=0.05)
     fast = estimate(_job(every_steps=100), params).checkpoint
     slow = estimate(_job(every_steps=100)).checkpoint
+    assert (fast.optimal_every_steps or 0) < (slow.optimal_every_steps or 0)
     assert fast.save_s == pytest.approx((slow.save_s or 0) / 4)
-    assert (fast.suggested_every_steps or 0) < (slow.suggested_every_steps or 0)
+    assert (fast.suggested_every_steps or 0) <= (slow.suggested_every_steps or 0)
+
+
+@pytest.mark.parametrize(("mtbf_hours", "minutes"), [(24, 117), (6, 57), (0.25, 9.1)])
+def test_daly_figures(mtbf_hours: float, minutes: float) -> None:
+    """Daly 2006 Figs. 3-5, δ = 5 min: 117, 57 and 9.1 minutes."""
+    assert daly_interval_s(300, mtbf_hours * 3600) / 60 == pytest.approx(minutes, rel=0.006)
+
+
+def test_daly_beyond_twice_the_mtbf_is_the_mtbf() -> None:
+    assert daly_interval_s(1000, 400) == 400
+    young = math.sqrt(2 * 1 * 1e6)  # δ << M: Young's first-order interval
+    assert daly_interval_s(1, 1e6) == pytest.approx(young, rel=1e-3)
+
+
+def test_mtbf_scales_with_gpus() -> None:
+    """Llama 3: ~50,700 GPU-hours per interruption, one every ~3.1 h on 16,384 GPUs (§8.3)."""
+    assert job_mtbf_s(50_700, 16_384) / 3600 == pytest.approx(3.09, rel=0.01)
+
+
+def test_a_large_cluster_checkpoints_more_often() -> None:
+    small = estimate(_job(every_steps=100)).checkpoint.optimal_every_steps
+    big = estimate(_job(every_steps=100), EstimateParams(gpu_mtbf_hours=10)).checkpoint
+    assert small is not None and big.optimal_every_steps is not None
+    assert big.optimal_every_steps < small

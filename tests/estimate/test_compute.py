@@ -6,7 +6,15 @@ import pytest
 
 from tests.estimate.jobs import llmc_gpt2, make_job
 from trainlint.estimate import EstimateParams, estimate
-from trainlint.estimate.compute import flops_per_token, implied_mfu, step_time_s
+from trainlint.estimate.compute import (
+    exposed_s,
+    flops_per_token,
+    implied_mfu,
+    link_bytes_per_s,
+    ring_volume,
+    step_time_s,
+)
+from trainlint.job import Job
 
 GPT2_PARAMS = 124_439_808
 LLMC_TOKENS = 524_288  # 8 GPUs x 64 x 1024
@@ -83,3 +91,59 @@ def test_world_size_from_nodes() -> None:
     est = estimate(job)
     assert est.gpus == 32
     assert est.sources["gpus"] == "estimated"
+
+
+def _two_b_fp32(nodes: int) -> Job:
+    """ml-engineering's §9.1 example: 2B params, tf32 (4-byte gradients, 8 GB), global batch 16."""
+    return make_job(
+        model={"params": 2_000_000_000, "seq_len": 2048},
+        resources={"gpu": {"model": "A100-80GB"}, "gpus_per_node": 8, "nodes": nodes},
+        training={"global_batch_size": 16, "precision": "tf32", "optimizer": {"name": "adamw"}},
+    )
+
+
+def test_ring_volume_and_zero_stages() -> None:
+    """2(n-1)/n per gradient byte; ZeRO-1/2 keep 2Ψ, ZeRO-3 moves 3Ψ (ZeRO paper §7)."""
+    assert ring_volume(0, 8) == 1.75
+    assert ring_volume(2, 8) == 1.75
+    assert ring_volume(3, 8) == pytest.approx(2.625)
+    assert ring_volume(0, 1) == 0.0
+
+
+def test_exposed_comm_is_what_backward_does_not_hide() -> None:
+    assert exposed_s(0.64, 0.42, 1.0) == pytest.approx(0.22)
+    assert exposed_s(0.05, 0.42, 1.0) == 0.0
+    assert exposed_s(0.05, 0.42, 0.0) == 0.05
+
+
+def test_single_node_allreduce_hides_behind_backward() -> None:
+    est = estimate(llmc_gpt2())
+    grads = 124_439_808 * 2  # bf16 gradients
+    assert est.comm.allreduce_s == pytest.approx(grads * 1.75 / (450e9 * 0.8))
+    assert est.comm.exposed_s == 0.0 and est.comm.fraction == 0.0
+    assert est.sources["comm.allreduce_s"] == "default"
+
+
+def test_four_nodes_are_comm_bound() -> None:
+    """Across nodes the network carries the ring: 8 GB fp32 grads at 200 Gb/s x 80%."""
+    one, four = estimate(_two_b_fp32(1)), estimate(_two_b_fp32(4))
+    assert one.comm.exposed_s == 0.0
+    assert four.comm.allreduce_s == pytest.approx(8e9 * 2 * 31 / 32 / (25e9 * 0.8))
+    assert four.comm.exposed_s is not None and four.comm.exposed_s > 0
+    assert four.comm.fraction is not None and four.comm.fraction > 0.5
+    assert four.step_time_s is not None and one.step_time_s is not None
+    compute = one.step_time_s / 4  # four times the GPUs, the same global batch
+    assert four.step_time_s == pytest.approx(compute + four.comm.exposed_s)
+
+
+def test_comm_parameters() -> None:
+    hidden = estimate(_two_b_fp32(4), EstimateParams(network_bytes_per_s=1e13))
+    assert hidden.comm.exposed_s == 0.0
+    no_overlap = estimate(llmc_gpt2(), EstimateParams(comm_overlap=0.0))
+    assert no_overlap.comm.exposed_s == no_overlap.comm.allreduce_s
+
+
+def test_pcie_gpus_use_pcie_in_a_node() -> None:
+    assert link_bytes_per_s("L4", 8, 8, EstimateParams()) == 31e9
+    assert link_bytes_per_s("H100-SXM", 8, 8, EstimateParams()) == 450e9
+    assert link_bytes_per_s("H100-SXM", 16, 8, EstimateParams()) == 25e9

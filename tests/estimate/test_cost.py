@@ -49,6 +49,13 @@ def test_steps_from_epochs_and_tokens() -> None:
     assert est.run.steps == 19_570  # ceil(10.26e9 / 524288)
 
 
+def test_steps_from_a_token_budget() -> None:
+    """No epochs: one pass over dataset_tokens, ceil(tokens / tokens per step)."""
+    est = estimate(llmc_gpt2(dataset_tokens=10_000_000_000))
+    assert est.run.steps == -(-10_000_000_000 // 524_288)
+    assert est.sources["run.steps"] == "estimated"
+
+
 def test_price_override_by_alias() -> None:
     est = estimate(llmc_gpt2(max_steps=100), EstimateParams(prices={"h100": 2.0}))
     assert est.price_per_gpu_hour == 2.0
@@ -101,9 +108,26 @@ def test_small_fine_tune_on_a100_80gb_gets_cheaper_alternatives() -> None:
     usds = [a.usd for a in alts]
     assert all(u is not None and u < est.run.usd for u in usds)
     assert usds == sorted(usds)  # type: ignore[type-var]
-    assert all(a.gpus == 8 and a.memory_utilization <= 0.9 for a in alts)
+    assert all(a.gpus <= 8 and a.memory_utilization <= 0.9 for a in alts)
     assert "A100-80GB" not in {a.gpu for a in alts}
     assert "A100-40GB" in {a.gpu for a in alts}
+
+
+def test_small_model_across_nodes_gets_fewer_gpus() -> None:
+    """GPT-2 124M on 4 nodes: the network all-reduce dominates, so one node is cheaper."""
+    job = make_job(
+        model={"name": "gpt2", "seq_len": 1024},
+        resources={"gpu": {"model": "H100"}, "gpus_per_node": 8, "nodes": 4},
+        training={"micro_batch_size": 4, "max_steps": 1000, "precision": "bf16"},
+    )
+    est = estimate(job)
+    assert est.comm.fraction is not None and est.comm.fraction > 0.5
+    same = [a for a in est.alternatives if a.gpu == "H100-SXM"]
+    assert same and same[0].gpus <= 8
+    assert est.run.usd is not None and same[0].usd is not None
+    assert same[0].usd < est.run.usd / 2
+    usds = [a.usd for a in est.alternatives]
+    assert usds == sorted(usds)  # type: ignore[type-var]
 
 
 def test_70b_full_fine_tune_on_h100_does_not_fit_and_has_no_alternative() -> None:

@@ -63,12 +63,13 @@ def estimate(job: Job, params: EstimateParams | None = None) -> Estimates:
     led = Ledger()
     _record_inputs(inp, led)
     memory = job_memory(inp, p, led)
-    compute = job_compute(inp, p, led)
+    per_node = job.resources.gpus_per_node if (job.resources.gpus_per_node or 0) > 0 else None
+    compute = job_compute(inp, p, led, per_node)
     steps = run_steps(job.training, inp, compute.tokens_per_step, led)
     checkpoint = job_checkpoint(job.checkpoint, inp, p, led, steps, compute.step_time_s)
     saving_s = (checkpoint.saves or 0) * (checkpoint.save_s or 0.0)
     run = job_run(inp, steps, compute.step_time_s, saving_s, led)
-    options = alternatives(inp, p, steps.value if steps else None, saving_s)
+    options = alternatives(inp, p, steps.value if steps else None, saving_s, per_node)
     if options:
         led.put("alternatives", options, "default")
     return Estimates(
@@ -78,6 +79,7 @@ def estimate(job: Job, params: EstimateParams | None = None) -> Estimates:
         trainable_params=inp.trainable.value if inp.trainable else None,
         memory=memory,
         step_time_s=compute.step_time_s,
+        comm=compute.comm,
         tokens_per_step=compute.tokens_per_step,
         flops_per_token=compute.flops_per_token,
         price_per_gpu_hour=inp.hw.price.value if inp.hw.price else None,

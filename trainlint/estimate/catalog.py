@@ -60,6 +60,8 @@ class ModelSpecEntry:
     glu: bool
     params: int
     aliases: tuple[str, ...] = ()
+    active_params: int | None = None  # MoE: parameters used per token; None when dense
+    source: str = ""  # where the dimensions and counts come from
 
 
 def _load(name: str) -> Any:
@@ -95,6 +97,8 @@ def _model(row: Mapping[str, Any]) -> ModelSpecEntry:
         glu=bool(row["glu"]),
         params=int(row["params"]),
         aliases=tuple(str(a) for a in row["aliases"]),
+        active_params=None if row.get("active_params") is None else int(row["active_params"]),
+        source=str(row.get("source", "")),
     )
 
 

@@ -1,4 +1,5 @@
-"""Checkpoint size, save time, overhead share, retention and the interval that meets a target.
+"""Checkpoint size, save time, overhead share, retention, the interval that meets a target and
+the Young/Daly interval that minimises expected lost work.
 
 A resumable mixed-precision Adam checkpoint is 14 bytes per parameter: 16-bit weights (2),
 fp32 master (4), Adam m and v (4 + 4); gradients are not saved (cost-model §8.1).
@@ -46,6 +47,23 @@ def suggested_interval(save_s: float, step_s: float, target: float) -> int:
             break
         every += 1
     return every
+
+
+def daly_interval_s(save_s: float, mtbf_s: float) -> float:
+    """Compute time between saves that minimises expected waste (Daly 2006, higher order).
+
+    τ = sqrt(2δM)·[1 + (1/3)·sqrt(δ/(2M)) + (1/9)·(δ/(2M))] - δ for δ < 2M, else τ = M;
+    its first term is Young's (1974) sqrt(2δM). δ = save time, M = the job's MTBF (§8.3).
+    """
+    if save_s >= 2 * mtbf_s:
+        return mtbf_s
+    ratio = save_s / (2 * mtbf_s)
+    return math.sqrt(2 * save_s * mtbf_s) * (1 + math.sqrt(ratio) / 3 + ratio / 9) - save_s
+
+
+def job_mtbf_s(gpu_mtbf_hours: float, gpus: int) -> float:
+    """The job's mean time between failures: the per-GPU figure over the GPU count (§8.3)."""
+    return gpu_mtbf_hours * 3600.0 / max(1, gpus)
 
 
 @dataclass(frozen=True)
@@ -110,12 +128,31 @@ def _kept(ck: Checkpoint, saves: int | None, led: Ledger) -> int | None:
 
 
 def _time_costs(
-    size: _Size, plan: _Plan, inp: Inputs, p: EstimateParams, led: Ledger, step_s: float | None
+    size: _Size,
+    plan: _Plan,
+    inp: Inputs,
+    p: EstimateParams,
+    led: Ledger,
+    step_s: float | None,
+    total: int | None = None,
 ) -> dict[str, float | int | None]:
-    """Overhead share, suggested interval, and the GPU time and money saves cost."""
+    """Overhead share, suggested interval, and the GPU time and money saves cost.
+
+    The suggestion is capped at the run's length: past it, the advice is "save at the end"
+    (a run short against the cluster's MTBF gains nothing from periodic saves)."""
     out: dict[str, float | int | None] = {}
+    world = inp.hw.world
     if step_s is not None:
         suggested = suggested_interval(size.save_s, step_s, p.target_checkpoint_overhead)
+        if world is not None:
+            tau = daly_interval_s(size.save_s, job_mtbf_s(p.gpu_mtbf_hours, world.value))
+            optimal = max(1, math.ceil(tau / step_s))
+            out["optimal_every_steps"] = led.put(
+                "checkpoint.optimal_every_steps", optimal, "default"
+            )
+            suggested = max(suggested, optimal)
+        if total is not None:
+            suggested = min(suggested, max(1, total))
         out["suggested_every_steps"] = led.put(
             "checkpoint.suggested_every_steps", suggested, "default"
         )
@@ -124,7 +161,7 @@ def _time_costs(
             out["overhead_fraction"] = led.put("checkpoint.overhead_fraction", share, "default")
     if plan.saves == 0:
         out["overhead_fraction"] = led.put("checkpoint.overhead_fraction", 0.0, "declared")
-    world, price = inp.hw.world, inp.hw.price
+    price = inp.hw.price
     if plan.saves is None or world is None:
         return out
     gpu_h = plan.saves * size.save_s * world.value / 3600.0
@@ -152,4 +189,6 @@ def job_checkpoint(
     storage = None if kept is None else kept * size.bytes
     led.put("checkpoint.storage_bytes", storage, size.source)
     update = {"size_bytes": size.bytes, "save_s": size.save_s, "storage_bytes": storage}
-    return cost.model_copy(update={**update, **_time_costs(size, plan, inp, p, led, step_s)})
+    total = steps.value if steps is not None else None
+    times = _time_costs(size, plan, inp, p, led, step_s, total)
+    return cost.model_copy(update={**update, **times})

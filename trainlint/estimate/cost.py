@@ -22,7 +22,8 @@ _CHEAPER = 1 - 1e-9  # "cheaper" means cheaper beyond float noise
 def run_steps(
     tr: Training, inp: Inputs, tokens_per_step: int | None, led: Ledger
 ) -> Fact[int] | None:
-    """Optimizer steps in the run: max_steps, else epochs x steps per epoch.
+    """Optimizer steps in the run: max_steps, else epochs x steps per epoch, else one pass over
+    a token budget (``dataset_tokens`` without epochs: pre-training's "train on D tokens").
 
     Steps per epoch are ceil(samples / global batch), or ceil(tokens / tokens per step) when
     only the dataset's token count is known.
@@ -33,12 +34,19 @@ def run_steps(
     epochs = finite(tr.epochs)
     epochs = epochs if epochs is not None and epochs > 0 else None
     per_epoch = _steps_per_epoch(tr, inp, tokens_per_step)
+    budget = positive(tr.dataset_tokens)
+    if epochs is None and budget is not None and tokens_per_step:
+        return _record(led, Fact(max(1, math.ceil(budget / tokens_per_step)), "estimated"))
     if epochs is None or per_epoch is None:
         led.missing("training.max_steps")
         if epochs is not None:
             led.missing("training.dataset_samples")
         return None
-    return _record(led, Fact(max(1, math.ceil(epochs * per_epoch.value)), per_epoch.source))
+    total = epochs * per_epoch.value
+    if not math.isfinite(total):  # an absurd epoch count: no usable run length
+        led.missing("training.epochs")
+        return None
+    return _record(led, Fact(max(1, math.ceil(total)), per_epoch.source))
 
 
 def _record(led: Ledger, steps: Fact[int]) -> Fact[int]:
@@ -89,10 +97,10 @@ class _Priced:
 
 
 def _price(
-    inp: Inputs, p: EstimateParams, steps: int | None, checkpoint_s: float
+    inp: Inputs, p: EstimateParams, steps: int | None, checkpoint_s: float, per_node: int | None
 ) -> _Priced | None:
     world, price = inp.hw.world, inp.hw.price
-    step_s = job_compute(inp, p, Ledger()).step_time_s
+    step_s = job_compute(inp, p, Ledger(), per_node).step_time_s
     if world is None or price is None or step_s is None:
         return None
     if steps is None:
@@ -101,14 +109,29 @@ def _price(
     return _Priced(step_s, gpu_hours * price.value, gpu_hours * price.value, gpu_hours)
 
 
-def _on(inp: Inputs, gpu: GpuSpec, p: EstimateParams) -> Inputs:
-    """The same job on ``gpu`` at the same count: batch sizes and steps are unchanged."""
+def _on(inp: Inputs, gpu: GpuSpec, p: EstimateParams, world: Fact[int] | None) -> Inputs:
+    """The same job on ``world`` x ``gpu``: micro-batch, global batch and steps are unchanged;
+    fewer GPUs accumulate more micro-batches per step."""
     memory = Fact(float(gpu.memory_bytes), "catalog")
-    return replace(inp, hw=Hardware(gpu, memory, inp.hw.world, price_of(gpu, p)))
+    return replace(inp, hw=Hardware(gpu, memory, world, price_of(gpu, p)))
+
+
+def _counts(inp: Inputs) -> list[int]:
+    """The job's GPU count, then halvings that keep whole micro-batches per step."""
+    world, micro, glob = inp.hw.world, inp.micro_batch, inp.global_batch
+    if world is None:
+        return []
+    counts, n, mp = [world.value], world.value // 2, inp.model_parallel
+    while micro is not None and glob is not None and n >= mp:
+        if n % mp or glob.value % (micro.value * (n // mp)):
+            break
+        counts.append(n)
+        n //= 2
+    return counts
 
 
 def _candidate(
-    inp: Inputs, p: EstimateParams, steps: int | None, checkpoint_s: float
+    inp: Inputs, p: EstimateParams, steps: int | None, checkpoint_s: float, per_node: int | None
 ) -> tuple[_Priced, Alternative] | None:
     gpu, world = inp.hw.gpu, inp.hw.world
     total = job_memory(inp, p, Ledger()).total_bytes
@@ -116,7 +139,7 @@ def _candidate(
         return None
     if total > gpu.memory_bytes * (1 - p.headroom):
         return None
-    priced = _price(inp, p, steps, checkpoint_s)
+    priced = _price(inp, p, steps, checkpoint_s, per_node)
     if priced is None or inp.hw.price is None:
         return None
     alt = Alternative(
@@ -133,24 +156,39 @@ def _candidate(
 
 
 def alternatives(
-    inp: Inputs, p: EstimateParams, steps: int | None, checkpoint_s: float = 0.0
+    inp: Inputs,
+    p: EstimateParams,
+    steps: int | None,
+    checkpoint_s: float = 0.0,
+    gpus_per_node: int | None = None,
 ) -> list[Alternative]:
-    """Catalog GPUs, at the job's GPU count, that fit with headroom and cost less, cheapest
-    first. GPUs without the job's precision (bf16 on V100/T4) or without a price are skipped.
+    """Catalog GPUs, at the job's GPU count or fewer, that fit with headroom and cost less,
+    cheapest first. GPUs without the job's precision (bf16 on V100/T4) or without a price are
+    skipped.
 
-    Fewer GPUs are not offered: with step time ∝ 1/GPUs the run's cost does not depend on the
-    count, so only a communication model can make fewer GPUs cheaper.
+    Compute time ∝ 1/GPUs leaves a run's cost independent of the count; fewer GPUs pay off
+    when exposed communication (a small model over many GPUs or across nodes) shrinks with
+    them. Counts halve down to the model-parallel size while the global batch still splits
+    into whole micro-batches; fewer GPUs keep the micro-batch and accumulate more.
     """
-    current = _price(inp, p, steps, checkpoint_s)
+    current = _price(inp, p, steps, checkpoint_s, gpus_per_node)
     if current is None or p.max_alternatives == 0:
         return []
     own = inp.hw.gpu.name if inp.hw.gpu else None
     found: list[tuple[_Priced, Alternative]] = []
+    counts = _counts(inp)
     for gpu in gpus():
-        if gpu.name == own:
-            continue
-        candidate = _candidate(_on(inp, gpu, p), p, steps, checkpoint_s)
-        if candidate is not None and candidate[0].rank < current.rank * _CHEAPER:
-            found.append(candidate)
+        best: tuple[_Priced, Alternative] | None = None  # one row per GPU: its cheapest count
+        for n in counts:
+            if gpu.name == own and n == counts[0]:
+                continue
+            world = Fact(n, "estimated")
+            candidate = _candidate(_on(inp, gpu, p, world), p, steps, checkpoint_s, gpus_per_node)
+            if candidate is None or candidate[0].rank >= current.rank * _CHEAPER:
+                continue
+            if best is None or candidate[0].rank < best[0].rank:
+                best = candidate
+        if best is not None:
+            found.append(best)
     found.sort(key=lambda pair: pair[0].rank)
     return [alt for _, alt in found[: p.max_alternatives]]

@@ -10,6 +10,7 @@ make what they drive ``default``.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -70,6 +71,13 @@ class Inputs:
     global_batch: Fact[int] | None  # sequences per optimizer step, held fixed across hardware
     hw: Hardware
     assumed: Mapping[str, str | int | float | bool] = field(default_factory=dict, hash=False)
+    tensor: int = 1
+    pipeline: int = 1
+    sequence_parallel: bool = False
+    recompute_mode: str = "none"  # none, selective, full (Korthikanti 2022 Table 2)
+    shard_group: int | None = None  # HYBRID_SHARD: shard within this many GPUs (one node)
+    largest_layer: int | None = None  # params of the largest module: ZeRO-3 gathers 4 B each
+    active_params: Fact[int] | None = None  # MoE: parameters per token (FLOPs); dense: params
 
     def data_parallel(self, world: int) -> int:
         """Data-parallel degree: the world divided among tensor and pipeline ranks."""
@@ -124,7 +132,12 @@ def _params(job: Job, entry: ModelSpecEntry | None, dims: Dims) -> Fact[int] | N
 
 
 def _trainable(
-    job: Job, params: Fact[int] | None, p: EstimateParams, assumed: Assumed
+    job: Job,
+    params: Fact[int] | None,
+    p: EstimateParams,
+    assumed: Assumed,
+    dims: Dims | None = None,
+    entry: ModelSpecEntry | None = None,
 ) -> tuple[Fact[int] | None, bool]:
     peft = (job.model.peft.method or "").strip().lower() not in _NO_PEFT
     declared = positive(job.model.trainable_params)
@@ -136,8 +149,117 @@ def _trainable(
         return None, peft
     if not peft:
         return params, peft
+    lora = _lora(job, dims, entry)
+    if lora is not None:
+        return lora, peft
     assumed["model.trainable_params"] = p.peft_trainable_fraction
     return Fact(max(1, round(params.value * p.peft_trainable_fraction)), "default"), peft
+
+
+DEFAULT_LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj")
+_ALL_LINEAR = frozenset({"alllinear", "all", "linear"})
+
+
+def lora_params(
+    rank: int,
+    layers: int,
+    hidden: int,
+    *,
+    heads: int | None = None,
+    kv_heads: int | None = None,
+    ffn_hidden: int | None = None,
+    glu: bool | None = None,
+    targets: tuple[str, ...] | list[str] | None = None,
+) -> int | None:
+    """LoRA adapter parameters: r·(d_in + d_out) per adapted matrix (Hu et al. 2021, §4),
+    summed over the target modules in every layer.
+
+    Targets default to q,k,v,o (PEFT's Llama default is q,v; most recipes adapt all four);
+    ``all-linear`` adds the MLP (gate, up, down when gated, else up and down). K and V are
+    h x (kv_heads·h/heads) under GQA. Hugging Face names (``q_proj``, ``gate_proj``; GPT-2's
+    fused ``c_attn`` and ``c_fc``) are understood; an unknown target, or an MLP target without
+    ``ffn_hidden``, gives None.
+    """
+    kv = hidden * kv_heads // heads if heads and kv_heads else hidden
+    ffn = ffn_hidden
+    gated = glu if glu is not None else (ffn is not None and ffn != 4 * hidden)
+    names = [re.sub(r"[\s\-_]", "", t.lower()) for t in (targets or DEFAULT_LORA_TARGETS)]
+    if any(n in _ALL_LINEAR for n in names):
+        names = ["q", "k", "v", "o", "up", "down", *(["gate"] if gated else [])]
+    shapes: dict[str, tuple[int, int | None]] = {
+        "q": (hidden, hidden),
+        "k": (hidden, kv),
+        "v": (hidden, kv),
+        "o": (hidden, hidden),
+        "cattn": (hidden, hidden + 2 * kv),
+        "gate": (hidden, ffn),
+        "up": (hidden, ffn),
+        "cfc": (hidden, ffn),
+        "down": (ffn or 0, hidden if ffn else None),
+    }
+    per_layer = 0
+    for name in dict.fromkeys(names):
+        key = name.removesuffix("proj")
+        shape = shapes.get(key)
+        if shape is None or shape[1] is None or shape[0] == 0:
+            return None
+        per_layer += rank * (shape[0] + shape[1])
+    return layers * per_layer
+
+
+def _lora(job: Job, dims: Dims | None, entry: ModelSpecEntry | None) -> Fact[int] | None:
+    """LoRA/QLoRA trainable parameters from the rank, targets and the model's dimensions."""
+    peft = job.model.peft
+    rank = positive(peft.rank)
+    method = (peft.method or "").lower()
+    if dims is None or rank is None or "lora" not in method:
+        return None
+    if dims.layers is None or dims.hidden is None:
+        return None
+    count = lora_params(
+        rank,
+        dims.layers.value,
+        dims.hidden.value,
+        heads=dims.heads.value if dims.heads else None,
+        kv_heads=dims.kv_heads.value if dims.kv_heads else None,
+        ffn_hidden=dims.ffn_hidden.value if dims.ffn_hidden else None,
+        glu=entry.glu if entry is not None else None,
+        targets=peft.target_modules,
+    )
+    return None if count is None else Fact(count, "estimated")
+
+
+def largest_layer(dims: Dims, entry: ModelSpecEntry | None) -> int | None:
+    """Parameters of the largest module ZeRO-3 gathers at once: the larger of the embedding
+    (h·v) and one transformer layer (DeepSpeed's ``model_to_params`` takes the largest
+    ``parameters(recurse=False)`` sum, cost-model §1.2); None without h, v and layers."""
+    if dims.hidden is None or dims.vocab is None:
+        return None
+    h, v = dims.hidden.value, dims.vocab.value
+    embedding = h * v
+    if dims.layers is None:
+        return embedding
+    layer = (
+        params_from_dims(
+            1,
+            h,
+            0,
+            ffn_hidden=dims.ffn_hidden.value if dims.ffn_hidden else None,
+            heads=dims.heads.value if dims.heads else None,
+            kv_heads=dims.kv_heads.value if dims.kv_heads else None,
+            glu=entry.glu if entry is not None else None,
+        )
+        - h
+    )
+    return max(embedding, layer)
+
+
+def _active(entry: ModelSpecEntry | None, params: Fact[int] | None) -> Fact[int] | None:
+    """Parameters used per token: the catalog's active count for MoE, else all of them."""
+    catalog = params is not None and params.source == "catalog"
+    if entry is not None and entry.active_params and catalog:
+        return Fact(entry.active_params, "catalog")
+    return params
 
 
 def _precision(job: Job, p: EstimateParams, assumed: Assumed) -> Fact[Precision]:
@@ -158,12 +280,56 @@ def _optimizer(job: Job, assumed: Assumed) -> Fact[OptimizerSpec]:
     return Fact(ADAM, "default")
 
 
+# FSDP sharding strategies as ZeRO stages (torch.distributed.fsdp.ShardingStrategy).
+_FSDP_MODES: tuple[tuple[str, int], ...] = (
+    ("hybridshardzero2", 2),
+    ("hybrid", 3),
+    ("shardgradop", 2),
+    ("noshard", 0),
+    ("fullshard", 3),
+)
+
+
+def _fsdp_mode(job: Job) -> tuple[int, bool] | None:
+    """(ZeRO-like stage, hybrid) for an FSDP strategy; None when the job is not FSDP.
+
+    FULL_SHARD is ZeRO-3-like, SHARD_GRAD_OP ZeRO-2-like, NO_SHARD DDP; HYBRID_SHARD is
+    FULL_SHARD within a node and replication across nodes. Plain ``fsdp`` is FULL_SHARD,
+    PyTorch's default.
+    """
+    text = re.sub(r"[\s\-_:]", "", (job.training.parallelism.strategy or "").lower())
+    if "fsdp" not in text and "shard" not in text:
+        return None
+    for key, stage in _FSDP_MODES:
+        if key in text:
+            return stage, key.startswith("hybrid")
+    return 3, False
+
+
 def _zero_stage(job: Job) -> int:
-    """ZeRO stage; FSDP without one is FULL_SHARD (PyTorch's default), i.e. stage 3."""
+    """ZeRO stage; FSDP maps its sharding strategy (FULL_SHARD, PyTorch's default, is 3)."""
     par = job.training.parallelism
     if par.zero_stage is not None and 0 <= par.zero_stage <= 3:
         return par.zero_stage
-    return 3 if "fsdp" in (par.strategy or "").lower() else 0
+    mode = _fsdp_mode(job)
+    return 0 if mode is None else mode[0]
+
+
+def _recompute_mode(job: Job) -> str:
+    """``training.recompute`` (full/selective) wins; activation_checkpointing True is full."""
+    stated = (job.training.recompute or "").strip().lower()
+    if stated in ("full", "selective", "none"):
+        return stated
+    return "full" if job.training.activation_checkpointing else "none"
+
+
+def _shard_group(job: Job, model_parallel: int) -> int | None:
+    """HYBRID_SHARD shards over one node's data-parallel ranks; None when not hybrid."""
+    mode = _fsdp_mode(job)
+    per_node = positive(job.resources.gpus_per_node)
+    if mode is None or not mode[1] or per_node is None:
+        return None
+    return max(1, per_node // model_parallel)
 
 
 def _world(job: Job) -> Fact[int] | None:
@@ -218,9 +384,11 @@ def resolve(job: Job, p: EstimateParams) -> Inputs:
     entry = _resolve_model(job.model.name) if job.model.name else None
     dims = _dims(job, entry)
     params = _params(job, entry, dims)
-    trainable, peft = _trainable(job, params, p, assumed)
+    trainable, peft = _trainable(job, params, p, assumed, dims, entry)
     par = job.training.parallelism
-    model_parallel = (positive(par.tensor) or 1) * (positive(par.pipeline) or 1)
+    tensor, pipeline = positive(par.tensor) or 1, positive(par.pipeline) or 1
+    model_parallel = tensor * pipeline
+    recompute_mode = _recompute_mode(job)
     hw = _hardware(job, p)
     dp = max(1, hw.world.value // model_parallel) if hw.world else None
     micro, glob = _batches(job, dp)
@@ -236,9 +404,16 @@ def resolve(job: Job, p: EstimateParams) -> Inputs:
         model_parallel=model_parallel,
         offload_optimizer=bool(par.offload_optimizer),
         offload_params=bool(par.offload_params),
-        recompute=bool(job.training.activation_checkpointing),
+        recompute=recompute_mode == "full",
         micro_batch=micro,
         global_batch=glob,
         hw=hw,
         assumed=assumed,
+        tensor=tensor,
+        pipeline=pipeline,
+        sequence_parallel=bool(par.sequence_parallel) and tensor > 1,
+        recompute_mode=recompute_mode,
+        shard_group=_shard_group(job, model_parallel),
+        largest_layer=largest_layer(dims, entry),
+        active_params=_active(entry, params),
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from trainlint.estimate.activations import Layout, Recompute, per_gpu_bytes
 from trainlint.estimate.inputs import Inputs
 from trainlint.estimate.ledger import Ledger, derived
 from trainlint.estimate.params import EstimateParams
@@ -58,6 +59,7 @@ def model_states(
     sharding: Sharding | None = None,
     frozen: float = 0.0,
     frozen_bytes: float = 2.0,
+    largest_layer: float = 0.0,
 ) -> ModelStates:
     """Per-GPU model-state bytes, ZeRO Figure 1: stage 1 shards the optimizer (2Ψ+2Ψ+KΨ/Nd),
     stage 2 also gradients (2Ψ+(2+K)Ψ/Nd), stage 3 also weights ((2+2+K)Ψ/Nd).
@@ -66,6 +68,11 @@ def model_states(
     Optimizer offload moves the optimizer and, from stage 2, the gradient partitions to the
     CPU (ZeRO-Offload; DeepSpeed's estimator charges 2Ψ on the GPU for ZeRO-2 + offload);
     parameter offload (stage 3) moves the weights.
+
+    Stage 3 also holds the largest gathered module, 16-bit weights and gradients: DeepSpeed's
+    ``largest_layer_memory = 4 * largest_layer_params`` (``stage3.py``,
+    ``estimate_zero3_model_states_mem_needs``, cost-model §1.2), kept with either offload.
+    ``largest_layer`` is in parameters, already divided by the tensor-parallel size.
     """
     s = sharding or Sharding()
     t, f = trainable / s.model_parallel, frozen / s.model_parallel
@@ -80,6 +87,9 @@ def model_states(
         grads = 0.0 if s.stage >= 2 else grads
     if s.offload_params and s.stage >= 3:
         weights = 0.0
+    if s.stage >= 3 and largest_layer > 0:
+        weights += largest_layer * per_param.weight
+        grads += largest_layer * per_param.grad
     return ModelStates(weights, grads, opt)
 
 
@@ -94,7 +104,8 @@ def activation_bytes(
     flash: bool = True,
     recompute: bool = False,
 ) -> float | None:
-    """Activation bytes per GPU for one micro-batch, 16-bit activations.
+    """Activation bytes for one micro-batch without model parallelism, 16-bit activations
+    (see ``activations.per_gpu_bytes`` for tensor, sequence and pipeline parallelism).
 
     Per layer s·b·h·(34 + 5·a·s/h) (Korthikanti Eq. 1); flash attention keeps no a·s² score
     tensors, dropping 5·a·s/h; full recomputation keeps only each layer's input, 2·s·b·h.
@@ -102,17 +113,16 @@ def activation_bytes(
     projection 4·s·b·h, fp32 logits 4·s·b·v when the vocabulary is known.
     None when the attention term is needed and ``heads`` is unknown.
     """
-    sbh = float(seq_len) * micro_batch * hidden
-    if recompute:
-        per_layer = 2.0 * sbh
-    elif flash:
-        per_layer = 34.0 * sbh
-    elif heads is None:
-        return None
-    else:
-        per_layer = sbh * (34.0 + 5.0 * heads * seq_len / hidden)
-    logits = 4.0 * seq_len * micro_batch * vocab if vocab else 0.0
-    return layers * per_layer + 5.0 * sbh + logits
+    return per_gpu_bytes(
+        seq_len,
+        micro_batch,
+        hidden,
+        layers,
+        heads,
+        vocab,
+        recompute="full" if recompute else "none",
+        flash=flash,
+    )
 
 
 def _states(inp: Inputs, led: Ledger) -> ModelStates | None:
@@ -123,9 +133,12 @@ def _states(inp: Inputs, led: Ledger) -> ModelStates | None:
     if world is None and inp.zero_stage > 0:
         led.missing("resources.world_size")
         return None
+    dp = inp.data_parallel(world or 1)
+    if inp.shard_group is not None:
+        dp = min(dp, inp.shard_group)
     sharding = Sharding(
         stage=inp.zero_stage,
-        dp=inp.data_parallel(world or 1),
+        dp=dp,
         model_parallel=inp.model_parallel,
         offload_optimizer=inp.offload_optimizer,
         offload_params=inp.offload_params,
@@ -138,6 +151,7 @@ def _states(inp: Inputs, led: Ledger) -> ModelStates | None:
         sharding,
         frozen=float(inp.params.value - inp.trainable.value),
         frozen_bytes=frozen_bytes,
+        largest_layer=(inp.largest_layer or 0) / inp.tensor,
     )
 
 
@@ -149,21 +163,25 @@ def _activations(inp: Inputs, p: EstimateParams, led: Ledger) -> float | None:
         "model.hidden": d.hidden,
         "model.layers": d.layers,
     }
-    if not (p.flash_attention or inp.recompute):
+    if not (p.flash_attention or inp.recompute_mode in ("full", "selective")):
         need["model.heads"] = d.heads
     missing = [name for name, fact in need.items() if fact is None]
     if missing or not (d.seq_len and inp.micro_batch and d.hidden and d.layers):
         led.missing(*missing)
         return None
-    return activation_bytes(
+    mode: Recompute = "full" if inp.recompute_mode == "full" else "none"
+    if inp.recompute_mode == "selective":
+        mode = "selective"
+    return per_gpu_bytes(
         d.seq_len.value,
         inp.micro_batch.value,
         d.hidden.value,
         d.layers.value,
-        heads=d.heads.value if d.heads else None,
-        vocab=d.vocab.value if d.vocab else None,
+        d.heads.value if d.heads else None,
+        d.vocab.value if d.vocab else None,
+        layout=Layout(inp.tensor, inp.sequence_parallel, inp.pipeline),
+        recompute=mode,
         flash=p.flash_attention,
-        recompute=inp.recompute,
     )
 
 

@@ -31,6 +31,21 @@ class EstimateParams(BaseModel):
     target_checkpoint_overhead: float = Field(default=0.02, gt=0, lt=1)
     """Acceptable share of run time spent saving: BLOOM's 2% worst case (§8.2)."""
 
+    network_bytes_per_s: float = Field(default=25e9, gt=0)
+    """Inter-node bandwidth per node: 200 Gb/s, ml-engineering's worked example (§9.1)."""
+
+    link_efficiency: float = Field(default=0.8, gt=0, le=1)
+    """Achievable share of an advertised link speed: ~80% (ml-engineering, §5 and §9.1)."""
+
+    comm_overlap: float = Field(default=1.0, ge=0, le=1)
+    """Share of backward compute that hides gradient communication (DDP buckets, §9.1)."""
+
+    gpus_per_node: int = Field(default=8, ge=1)
+    """GPUs per node when a job does not say: 8 on HGX/DGX-class nodes."""
+
+    gpu_mtbf_hours: float = Field(default=50_700.0, gt=0)
+    """Mean time between interruptions per GPU: Llama 3 405B, 419 in 54 days on 16,384 (§8.3)."""
+
     headroom: float = Field(default=0.1, ge=0, lt=1)
     """Share of GPU memory an alternative must leave free to count as fitting."""
 

@@ -1,0 +1,142 @@
+"""``trainlint estimate``: the readable table on the examples, the JSON document and its schema,
+a source for every number, and the unknown inputs a partial job names."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from click.testing import CliRunner, Result
+
+from tests.conftest import EXAMPLES, REPO
+from trainlint import cli
+from trainlint.estimate_view import fmt
+
+Golden = Callable[[str, str], None]
+NOT_ESTIMATES = {"sources", "unknown", "assumed"}
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(cli.main, list(args), catch_exceptions=False)
+
+
+@pytest.fixture
+def examples(in_tmp: Path) -> Path:
+    shutil.copytree(EXAMPLES, in_tmp / "examples")
+    return in_tmp / "examples"
+
+
+@pytest.fixture
+def partial(in_tmp: Path) -> Path:
+    """A launcher that names neither the model, the GPU nor the run length."""
+    job = in_tmp / "partial"
+    job.mkdir()
+    (job / "run.sh").write_text(
+        "#!/usr/bin/env bash\n"
+        "torchrun --nproc-per-node 2 train.py --per_device_train_batch_size 4 --save_steps 100\n"
+    )
+    return job
+
+
+def numbers(value: Any, path: str = "") -> Iterator[str]:
+    """Dotted paths of the non-null numbers in an estimates document."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not (path == "" and key in NOT_ESTIMATES):
+                yield from numbers(item, f"{path}.{key}" if path else key)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from numbers(item, f"{path}.{index}")
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield path
+
+
+def has_source(path: str, sources: dict[str, str]) -> bool:
+    """The path or one of its prefixes (``alternatives`` covers ``alternatives.0.usd``)."""
+    parts = path.split(".")
+    return any(".".join(parts[:end]) in sources for end in range(len(parts), 0, -1))
+
+
+def test_examples_text_golden(examples: Path, golden: Golden) -> None:
+    result = run("estimate", "examples")
+    assert result.exit_code == 0
+    golden("estimate_examples.txt", result.output)
+
+
+def test_examples_text_shows_every_section_with_sources(examples: Path) -> None:
+    output = run("estimate", "examples").output
+    for heading in ("Memory per GPU", "Run", "Checkpoint", "Cheaper alternatives"):
+        assert f"  {heading}\n" in output
+    assert "examples/llama3-sft/train.slurm" in output
+    assert "GiB" in output and "$" in output
+    assert all(source in output for source in ("declared", "catalog", "default"))
+
+
+def test_json_validates_and_every_number_has_a_source(examples: Path) -> None:
+    result = run("estimate", "examples", "--format", "json")
+    assert result.exit_code == 0
+    document = json.loads(result.output)
+    schema = json.loads((REPO / "schemas" / "estimate.schema.json").read_text())
+    jsonschema.validate(document, schema)
+    assert [job["id"] for job in document["jobs"]] == [
+        "examples/gpt2-finetune/run.sh",
+        "examples/llama3-sft/train.slurm",
+    ]
+    for job in document["jobs"]:
+        estimates = job["estimates"]
+        assert estimates["memory"]["total_bytes"] and estimates["run"]["usd"]
+        lacking = [p for p in numbers(estimates) if not has_source(p, estimates["sources"])]
+        assert lacking == [], f"{job['id']}: numbers without a source: {lacking}"
+
+
+def test_partial_job_names_its_unknown_inputs(partial: Path) -> None:
+    text = run("estimate", "partial").output
+    assert "Unknown inputs" in text
+    assert "model.params" in text and "x-trainlint: params" in text
+    assert "x-trainlint: gpu" in text
+    document = json.loads(run("estimate", "partial", "--format", "json").output)
+    schema = json.loads((REPO / "schemas" / "estimate.schema.json").read_text())
+    jsonschema.validate(document, schema)
+    estimates = document["jobs"][0]["estimates"]
+    assert "model.params" in estimates["unknown"]
+    assert estimates["memory"]["total_bytes"] is None
+    assert all(has_source(p, estimates["sources"]) for p in numbers(estimates))
+
+
+def test_missing_path_is_a_usage_error(in_tmp: Path) -> None:
+    result = CliRunner().invoke(cli.main, ["estimate", "nowhere"])
+    assert result.exit_code == 2
+    assert "path does not exist: nowhere" in result.output
+
+
+def test_empty_directory_says_so(in_tmp: Path) -> None:
+    result = run("estimate", ".")
+    assert result.exit_code == 0 and "no training jobs found" in result.output
+    assert json.loads(run("estimate", ".", "--format", "json").output) == {"jobs": []}
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "shown"),
+    [
+        ("total_bytes", 7309971456.0, "6.81 GiB"),
+        ("storage_bytes", 337270972416.0, "314.11 GiB"),
+        ("storage_bytes", 3 * 2**40, "3.00 TiB"),
+        ("step_time_s", 0.05644373700923077, "0.0564 s"),
+        ("save_s", 112.4, "1.9 min"),
+        ("hours", 9.399649172204471, "9.4 h"),
+        ("gpu_hours", 75.19719337763577, "75.2 GPU-h"),
+        ("usd", 12263.19, "$12,263.19"),
+        ("utilization", 0.27534799575805663, "27.5%"),
+        ("overhead_fraction", 0.0299, "3.0%"),
+        ("steps", 20000, "20,000"),
+        ("params", 8030261248, "8,030,261,248"),
+        ("gpu", "H100-SXM", "H100-SXM"),
+    ],
+)
+def test_human_units(field: str, value: Any, shown: str) -> None:
+    assert fmt(field, value) == shown

@@ -1,0 +1,275 @@
+"""What ``trainlint estimate`` shows: a job's estimates as display rows, and as a JSON document.
+
+Pure (no click/rich): the CLI renders the rows as a rich table on a terminal and as the plain
+text of :func:`render_text` elsewhere. Rows come from iterating the ``Estimates`` model, so a
+field added there (a new section such as ``comm``, or a new number) shows up without edits
+here; its unit is read from its name (``*_bytes``, ``*_s``, ``usd``, ``*fraction``...).
+Every row carries the source of its number, the key into ``Estimates.sources``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from trainlint.job import Alternative, Estimates, Job
+from trainlint.sources.annotation import _SCALARS as ANNOTATION_TARGETS
+
+UNKNOWN = "unknown"
+NO_SOURCE = "-"
+TIMES = "\N{MULTIPLICATION SIGN}"  # counts as TL101 writes them
+
+
+class JobEstimates(BaseModel):
+    """One job's estimates: its id (the file that launches it) and the ``Estimates`` block."""
+
+    id: str
+    estimates: Estimates
+
+
+class EstimateReport(BaseModel):
+    """The ``trainlint estimate --format json`` document (schemas/estimate.schema.json)."""
+
+    jobs: list[JobEstimates] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One displayed number: its section, label, human value and source."""
+
+    section: str
+    label: str
+    value: str
+    source: str
+
+
+@dataclass(frozen=True)
+class JobView:
+    """Everything shown for one job."""
+
+    id: str
+    rows: list[Row]
+    unknown: list[tuple[str, str]]  # (input name, how to declare it)
+
+
+def report(jobs: Iterable[Job]) -> EstimateReport:
+    return EstimateReport(jobs=[JobEstimates(id=job.id, estimates=job.estimates) for job in jobs])
+
+
+def document(jobs: Iterable[Job]) -> dict[str, Any]:
+    """The JSON document: ``{"jobs": [{"id", "estimates": {...}}]}``."""
+    return report(jobs).model_dump(mode="json", by_alias=True)
+
+
+# Section titles and labels for the fields known today; any other field gets a title or label
+# made from its name, so new fields still show.
+SECTIONS = {
+    "memory": "Memory per GPU",
+    "run": "Run",
+    "checkpoint": "Checkpoint",
+    "comm": "Communication",
+    "alternatives": "Cheaper alternatives",
+}
+TOP_SECTIONS = {"step_time_s": "Step", "tokens_per_step": "Step", "flops_per_token": "Step"}
+OPTIONAL = {"comm"}  # sections left out while every value in them is unknown
+LABELS = {
+    "gpu": "GPU",
+    "gpus": "GPUs",
+    "params": "parameters",
+    "trainable_params": "trainable parameters",
+    "step_time_s": "step time",
+    "tokens_per_step": "tokens per step",
+    "flops_per_token": "FLOPs per token",
+    "price_per_gpu_hour": "price per GPU-hour",
+    "memory.gpu_bytes": "GPU memory",
+    "memory.total_bytes": "total",
+    "run.hours": "time",
+    "run.usd": "cost",
+    "run.gpu_hours": "GPU-hours",
+    "checkpoint.size_bytes": "size",
+    "checkpoint.save_s": "save time",
+    "checkpoint.every_steps": "every (steps)",
+    "checkpoint.overhead_fraction": "overhead",
+    "checkpoint.overhead_gpu_hours": "overhead GPU-hours",
+    "checkpoint.overhead_usd": "overhead cost",
+    "checkpoint.storage_bytes": "storage",
+    "checkpoint.suggested_every_steps": "suggested every (steps)",
+    "comm.allreduce_s": "all-reduce time",
+    "comm.fraction": "share of step",
+}
+SKIPPED = {"sources", "unknown", "assumed"}
+_UNIT_SUFFIXES = ("_bytes", "_s")
+
+# How to declare a missing input: the annotation key that sets it, else where it comes from.
+DECLARE = {
+    ".".join(target.strip("/").split("/")): f"x-trainlint: {key}"
+    for key, (target, _) in ANNOTATION_TARGETS.items()
+} | {
+    "resources.world_size": "x-trainlint: gpus, nodes (or the launcher's flags)",
+    "price_per_gpu_hour": "pack data: params.estimate.prices",
+    "model.seq_len": "the training config (max_seq_length)",
+    "training.max_steps": "the training config (max_steps), or x-trainlint: dataset_samples",
+    "training.micro_batch_size": "the training config (per_device_train_batch_size)",
+}
+DECLARE_OTHER = "the training config, or a model the catalog knows"
+
+
+def view(job: Job) -> JobView:
+    """Rows for one job, in the order of the ``Estimates`` fields."""
+    est = job.estimates
+    sections: dict[str, list[Row]] = {}  # in order of first appearance
+    for name in type(est).model_fields:
+        if name in SKIPPED:
+            continue
+        value = getattr(est, name)
+        if isinstance(value, BaseModel):
+            shown = _section(name, value, est.sources)
+        elif isinstance(value, list):
+            shown = _alternatives(name, value, est.sources)
+        else:
+            shown = [_row(TOP_SECTIONS.get(name, "Job"), name, name, value, est.sources)]
+        for row in shown:
+            sections.setdefault(row.section, []).append(row)
+    rows = [row for section in sections.values() for row in section]
+    rows += [
+        Row("Assumed", name, str(value), "default") for name, value in sorted(est.assumed.items())
+    ]
+    unknown = [(name, DECLARE.get(name, _declare_other(name))) for name in est.unknown]
+    return JobView(id=job.id, rows=rows, unknown=unknown)
+
+
+def _declare_other(name: str) -> str:
+    return "the GPU catalog or pack data" if name.startswith("catalog.") else DECLARE_OTHER
+
+
+def _section(name: str, model: BaseModel, sources: Mapping[str, str]) -> list[Row]:
+    title = SECTIONS.get(name, _title(name))
+    rows = [
+        _row(title, f"{name}.{field}", field, getattr(model, field), sources)
+        for field in type(model).model_fields
+    ]
+    if all(row.value == UNKNOWN for row in rows):
+        return [] if name in OPTIONAL else [Row(title, "(all)", UNKNOWN, NO_SOURCE)]
+    return rows
+
+
+def _alternatives(name: str, items: Sequence[Any], sources: Mapping[str, str]) -> list[Row]:
+    title = SECTIONS.get(name, _title(name))
+    source = sources.get(name, NO_SOURCE)
+    rows = []
+    for item in items:
+        if isinstance(item, Alternative):
+            parts = [f"{_percent(item.memory_utilization)} memory"]
+            if item.usd is not None:
+                parts.append(f"{_usd(item.usd)} per run")
+            if item.gpu_hours is not None:
+                parts.append(f"{_number(item.gpu_hours)} GPU-h")
+            label = f"{item.gpus}{TIMES} {item.gpu}"
+            rows.append(Row(title, label, ", ".join(parts), source))
+        else:
+            rows.append(Row(title, str(item), "", source))
+    return rows or [Row(title, "(none)", "", source)]
+
+
+def _row(section: str, key: str, field: str, value: Any, sources: Mapping[str, str]) -> Row:
+    shown = UNKNOWN if value is None else fmt(field, value)
+    return Row(section, LABELS.get(key, _label(field)), shown, _source(sources, key))
+
+
+def _source(sources: Mapping[str, str], *keys: str) -> str:
+    return next((sources[key] for key in keys if key in sources), NO_SOURCE)
+
+
+def _title(name: str) -> str:
+    return name.replace("_", " ").capitalize()
+
+
+def _label(field: str) -> str:
+    for suffix in _UNIT_SUFFIXES:
+        if field.endswith(suffix):
+            field = field[: -len(suffix)]
+            break
+    return field.replace("_", " ")
+
+
+def fmt(field: str, value: Any) -> str:
+    """A value in human units, chosen from the field's name."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if field.endswith("_bytes"):
+        return _bytes(value)
+    if field.endswith("_s"):
+        return _duration(value)
+    if field == "hours":
+        return _duration(value * 3600)
+    if field.endswith("gpu_hours"):
+        return f"{_number(value)} GPU-h"
+    if field == "usd" or field.endswith("_usd") or field.startswith("price"):
+        return _usd(value)
+    if field in ("utilization", "fraction") or field.endswith("_fraction"):
+        return _percent(value)
+    if field.startswith("flops"):
+        return f"{value:.3g}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return _number(value)
+
+
+def _bytes(value: float) -> str:
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(value) >= size:
+            return f"{value / size:,.2f} {unit}"
+    return f"{value:,.0f} B"
+
+
+def _duration(seconds: float) -> str:
+    if abs(seconds) < 60:
+        return f"{_number(seconds)} s"
+    if abs(seconds) < 3600:
+        return f"{seconds / 60:,.1f} min"
+    return f"{seconds / 3600:,.1f} h"
+
+
+def _usd(value: float) -> str:
+    return f"${value:,.2f}"
+
+
+def _percent(value: float) -> str:
+    return f"{value:.1%}"
+
+
+def _number(value: float) -> str:
+    """Three significant figures, thousands separated: 0.0564, 2.59, 1,513."""
+    if value == 0 or not math.isfinite(value):
+        return str(value)
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    digits = max(0, 2 - math.floor(math.log10(abs(value))))
+    return f"{value:,.{digits}f}"
+
+
+def render_text(jobs: Iterable[Job]) -> str:
+    """Plain text: per job its sections, one ``label  value  source`` line per number."""
+    blocks = [_render_job(view(job)) for job in jobs]
+    return "\n".join(blocks) if blocks else "no training jobs found\n"
+
+
+def _render_job(job: JobView) -> str:
+    label_width = max([len(r.label) for r in job.rows] + [len(n) for n, _ in job.unknown] + [5])
+    value_width = max([len(r.value) for r in job.rows] + [5])
+    lines = [job.id]
+    section = None
+    for row in job.rows:
+        if row.section != section:
+            section = row.section
+            lines.append(f"  {section}")
+        line = f"    {row.label:<{label_width}}  {row.value:<{value_width}}  {row.source}"
+        lines.append(line.rstrip())
+    if job.unknown:
+        lines.append("  Unknown inputs (declare them to complete the estimate)")
+        lines += [f"    {name:<{label_width}}  {how}" for name, how in job.unknown]
+    return "\n".join(lines) + "\n"
