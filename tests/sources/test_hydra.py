@@ -10,7 +10,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.sources._family_helpers import near_misses, values
+from tests.sources.helpers import near_misses, values
 from trainlint.assemble import assemble
 from trainlint.sources import hydra, lightning, read_document
 from trainlint.sources._located import Unknown

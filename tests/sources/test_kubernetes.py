@@ -13,31 +13,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import CORPUS
+from tests.sources.helpers import FactRow, RefRow, refs, rows
 from trainlint.errors import SourceError
 from trainlint.sources import finish, kubernetes, read_document
 from trainlint.sources.base import Document, Input
 
 FIXTURES = Path(__file__).parent / "fixtures" / "kubernetes"
 
-FactRow = tuple[str, Any, int, int]
-RefRow = tuple[str, str, int, int]
-
 
 def read(name: str, text: str) -> Document:
     file = Input(name, text)
     return finish(kubernetes.parse(file), file)
-
-
-def rows(doc: Document) -> list[FactRow]:
-    return [
-        (f.pointer, f.value, f.location.line, f.location.column)
-        for f in doc.facts
-        if f.pointer != "/launcher/command"
-    ]
-
-
-def refs(doc: Document) -> list[RefRow]:
-    return [(r.path, r.role, r.location.line, r.location.column) for r in doc.references]
 
 
 def values(doc: Document) -> dict[str, Any]:

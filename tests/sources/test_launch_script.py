@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.sources.helpers import FactRow, RefRow, refs, rows
 from trainlint.errors import SourceError
 from trainlint.sources import all_sources, finish, launch_script, read_document, slurm
 from trainlint.sources.base import Document, Input
@@ -17,28 +18,12 @@ from trainlint.sources.redact import secret_name
 
 SCRIPTS = Path(__file__).parent / "fixtures" / "scripts"
 
-FactRow = tuple[str, Any, int, int]
-RefRow = tuple[str, str, int, int]
-
 
 def read(name: str, text: str) -> Document:
     """As the registry reads a script (redaction and annotations included); SourceError
     propagates, as the registry's caller sees it before turning it into TL901."""
     file = Input(name, text)
     return finish(launch_script.parse(file), file)
-
-
-def rows(doc: Document) -> list[FactRow]:
-    """Every fact but the command text, as (pointer, value, line, column), in order."""
-    return [
-        (f.pointer, f.value, f.location.line, f.location.column)
-        for f in doc.facts
-        if f.pointer != "/launcher/command"
-    ]
-
-
-def refs(doc: Document) -> list[RefRow]:
-    return [(r.path, r.role, r.location.line, r.location.column) for r in doc.references]
 
 
 def fact(doc: Document, pointer: str) -> Any:

@@ -6,7 +6,7 @@ from typing import Any
 
 from hypothesis import given, settings
 
-from tests.sources._family_helpers import located, mappings, near_misses, parse_never_raises
+from tests.sources.helpers import located, mappings, near_misses, parse_never_raises
 from trainlint.sources import hf_trainer, lightning, read_document
 from trainlint.sources.base import Input
 

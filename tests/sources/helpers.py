@@ -1,4 +1,4 @@
-"""Helpers for the torchtune, litgpt, Lightning and Hydra tests: comparable facts, random data."""
+"""Helpers shared by the source tests: comparable facts and references, random data."""
 
 from __future__ import annotations
 
@@ -10,6 +10,22 @@ from hypothesis import strategies as st
 
 from trainlint.errors import SourceError
 from trainlint.sources.base import Document, Input
+
+FactRow = tuple[str, Any, int, int]
+RefRow = tuple[str, str, int, int]
+
+
+def rows(doc: Document) -> list[FactRow]:
+    """Every fact but the command text, as (pointer, value, line, column), in order."""
+    return [
+        (f.pointer, f.value, f.location.line, f.location.column)
+        for f in doc.facts
+        if f.pointer != "/launcher/command"
+    ]
+
+
+def refs(doc: Document) -> list[RefRow]:
+    return [(r.path, r.role, r.location.line, r.location.column) for r in doc.references]
 
 
 def located(doc: Document) -> dict[str, tuple[Any, int, int]]:
