@@ -72,7 +72,12 @@ _cost := "" if {
 	is_number(_ckpt.overhead_gpu_hours)
 } else := ""
 
-_fix := concat("", ["save every ≥ ", fmt.steps(_ckpt.suggested_every_steps)]) if {
+# A suggestion as long as the run means periodic saves do not pay for themselves here.
+_fix := "save only at the end of the run, or asynchronously" if {
+	is_number(_ckpt.suggested_every_steps)
+	is_number(input.estimates.run.steps)
+	_ckpt.suggested_every_steps >= input.estimates.run.steps
+} else := concat("", ["save every ≥ ", fmt.steps(_ckpt.suggested_every_steps)]) if {
 	is_number(_ckpt.suggested_every_steps)
 } else := "save less often or asynchronously"
 

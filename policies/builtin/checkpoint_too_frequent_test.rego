@@ -79,3 +79,14 @@ test_every_single_step if {
 	some f in findings with input as job
 	startswith(f.message, "checkpoint every step: saving is ~90% of the run")
 }
+
+test_a_suggestion_as_long_as_the_run_means_save_at_the_end if {
+	job := {"estimates": {
+		"checkpoint": {"overhead_fraction": 0.66, "save_s": 114, "size_bytes": 112e9, "every_steps": 10, "suggested_every_steps": 2000},
+		"run": {"steps": 2000},
+		"step_time_s": 5.7,
+		"sources": {},
+	}}
+	some f in findings with input as job
+	endswith(f.message, "; save only at the end of the run, or asynchronously")
+}
