@@ -209,3 +209,14 @@ def test_a_value_the_composition_leaves_unknown_stays_unknown(in_tmp: Path) -> N
     assert job.resources.gpus_per_node is None  # not the group file's literal 8
     assert job.training.epochs == 3  # what the composition did set still counts
     assert [(s.path, s.role) for s in job.sources][1] == ("conf/trainer/gpu.yaml", "member")
+
+
+def test_accumulation_derived_from_global_micro_and_replicas() -> None:
+    here = Location(file="gpt.yaml", line=1, column=1)
+    facts = [
+        Fact("/resources/gpus_per_node", 8, here), Fact("/resources/nodes", 2, here),
+        Fact("/training/parallelism/tensor", 2, here),
+        Fact("/training/micro_batch_size", 4, here), Fact("/training/global_batch_size", 256, here),
+    ]  # fmt: skip
+    job = build_job([Document("gpt.yaml", "nemo", 1.0, facts=facts)])
+    assert job.training.grad_accum_steps == 256 // (4 * (16 // 2))

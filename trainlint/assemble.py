@@ -252,6 +252,11 @@ def _derive_batch(job: Job) -> None:
     if glob is None and per_replica and res.world_size:
         train.global_batch_size = per_replica * max(1, res.world_size // model_parallel)
         _copy(prov, "/training/micro_batch_size", "/training/global_batch_size")
+    replicas = max(1, (res.world_size or 0) // model_parallel)
+    micro_total = (train.micro_batch_size or 0) * replicas
+    if train.grad_accum_steps is None and glob and micro_total and glob % micro_total == 0:
+        train.grad_accum_steps = glob // micro_total  # Megatron/NeMo: accumulation is derived
+        _copy(prov, "/training/global_batch_size", "/training/grad_accum_steps")
 
 
 def _gpu_memory(job: Job) -> None:

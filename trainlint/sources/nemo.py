@@ -163,9 +163,21 @@ def parse(file: Input) -> Document:
     written = file.trees[0] if file.trees else Tree({})
     tree = _interpolation.resolved(written)
     doc = Document(file.path, name, recognise(file), role)
-    doc.facts = facts_from_table(tree, TABLE, file.path) + _reporters(tree, file.path)
+    doc.facts = _megatron_accumulation(facts_from_table(tree, TABLE, file.path), tree)
+    doc.facts += _reporters(tree, file.path)
     doc.unknown_keys = _near_misses(written, file.path)
     return doc
+
+
+def _megatron_accumulation(facts: list[Fact], tree: Tree) -> list[Fact]:
+    """Megatron models derive accumulation from global / (micro x data-parallel) and NeMo's
+    configs pin ``trainer.accumulate_grad_batches: 1`` ("do not modify"): with both batch
+    sizes stated, that 1 is not the job's accumulation, so it is dropped (assembly derives)."""
+    model = tree.data.get("model") if isinstance(tree.data, dict) else None
+    stated = isinstance(model, dict) and {"micro_batch_size", "global_batch_size"} <= set(model)
+    if not stated:
+        return facts
+    return [fact for fact in facts if fact.pointer != "/training/grad_accum_steps"]
 
 
 def _reporters(tree: Tree, file: str) -> list[Fact]:
