@@ -343,3 +343,20 @@ def test_a_file_with_several_workloads_reads_the_first_only() -> None:
     facts = {f.pointer: f.value for f in doc.facts}
     assert facts["/name"] == "first" and facts["/resources/gpus_per_node"] == 2
     assert "/resources/time_limit_s" not in facts
+
+
+def test_container_overrides_reach_the_config_they_name(tmp_path: Path) -> None:
+    from trainlint.assemble import Workspace, assemble
+    from trainlint.discover import discover
+
+    (tmp_path / "fit.yaml").write_text("seed_everything: 1\ntrainer:\n  devices: 4\n")
+    (tmp_path / "job.yaml").write_text(
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: fit}\nspec:\n  template:\n"
+        "    spec:\n      containers:\n        - name: trainer\n          image: x\n"
+        "          command: [python, main.py, fit, --config, fit.yaml]\n"
+        "          args: [--trainer.max_steps, '77']\n"
+    )
+    job = next(j for j in assemble(discover([tmp_path]), Workspace(root=tmp_path))
+               if j.id.endswith("job.yaml"))  # fmt: skip
+    assert job.training.max_steps == 77
+    assert job.provenance["/training/max_steps"].file.endswith("job.yaml")

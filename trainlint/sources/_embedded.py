@@ -80,6 +80,16 @@ def command_facts(
     return _launch_found(launchers.analyse(command, file, inline), Script(), file)
 
 
+def command_overrides(words: Sequence[Word], file: str) -> list[Override]:
+    """The overrides an exec-form command passes to the configs it names."""
+    if not words:
+        return []
+    first = words[0]
+    command = Command(first, tuple(words[1:]), (), first.line, first.column, "", False)
+    launch = launchers.analyse(command, file, partial(shell.parse_inline))
+    return launch_script.program_overrides(launch.program, file) if launch else []
+
+
 def _launch_found(launch: launchers.Launch | None, script: Script, file: str) -> Found:
     if launch is None:
         return [], []

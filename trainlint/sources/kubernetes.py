@@ -20,7 +20,7 @@ from trainlint.sources import _k8s_pods as pods
 from trainlint.sources import normalize as n
 from trainlint.sources._k8s_keys import near_misses
 from trainlint.sources._k8s_meta import At
-from trainlint.sources.base import Document, Fact, Input, Reference, Role
+from trainlint.sources.base import Document, Fact, Input, Override, Reference, Role
 from trainlint.sources.shell import Assignment, Word
 from trainlint.sources.structured import Path, Tree
 from trainlint.sources.table import Rule, describe, facts_from_table
@@ -83,9 +83,10 @@ def parse(file: Input) -> Document:
     # limits would describe no real run); a runtime alone when the file holds only runtimes.
     chosen = jobs[:1] or [(kind, tree) for kind, tree in typed if kind in RUNTIME_KINDS][:1]
     for job_kind, tree in chosen:
-        facts, references = _document(str(job_kind), tree, runtimes, file)
+        facts, references, overrides = _document(str(job_kind), tree, runtimes, file)
         doc.facts += facts
         doc.references += references
+        doc.overrides += overrides
     for kind, tree in typed:
         if kind is not None:
             doc.unknown_keys += near_misses(kind, tree, name, file.path)
@@ -120,7 +121,9 @@ def _name(tree: Tree) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _document(kind: str, tree: Tree, runtimes: dict[str | None, Tree], file: Input) -> Found:
+def _document(
+    kind: str, tree: Tree, runtimes: dict[str | None, Tree], file: Input
+) -> tuple[list[Fact], list[Reference], list[Override]]:
     """Facts of one training document; a TrainJob's runtime (same file) fills the gaps."""
     root = At(tree, ())
     spec = root.child("spec")
@@ -136,17 +139,19 @@ def _document(kind: str, tree: Tree, runtimes: dict[str | None, Tree], file: Inp
     facts = _own(tree, file.path)
     facts += pods.resource_facts(groups, file.path, max_nodes if max_nodes.value else None)
     container = container or _command_container(groups)
+    overrides: list[Override] = []
     if kind == "RayJob" and isinstance(spec.child("entrypoint").value, str):
         launch, references = _entrypoint(spec, file)
     else:
         launch, references = _launch(container, file.path) if container else ([], [])
+        overrides = _overrides(container, file.path) if container else []
     declared = {fact.pointer for fact in facts}  # the allocation beats a process count
     launch = [fact for fact in launch if fact.pointer not in declared]
     facts += (meta.env_facts(container.env, file.path) if container else []) + launch
     if runtime is not None and runtime is not tree:
         declared = {fact.pointer for fact in facts}
         facts = [f for f in _own(runtime, file.path) if f.pointer not in declared] + facts
-    return facts, [r for r in references if not r.path.startswith("/")]
+    return facts, [r for r in references if not r.path.startswith("/")], overrides
 
 
 def _own(tree: Tree, file: str) -> list[Fact]:
@@ -241,6 +246,14 @@ def _launch(container: pods.Container, file: str) -> Found:
     env = [_assignment(entry) for entry in container.env]
     words = _words(container.command) + args
     return _embedded.command_facts(words, [a for a in env if a is not None], file)
+
+
+def _overrides(container: pods.Container, file: str) -> list[Override]:
+    """``--trainer.devices 2`` or ``batch_size=8`` in the container's arguments."""
+    args = _words(container.args)
+    if container.command is None:
+        return launch_script.program_overrides(args, file)
+    return _embedded.command_overrides(_words(container.command) + args, file)
 
 
 def _assignment(entry: At) -> Assignment | None:
