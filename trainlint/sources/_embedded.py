@@ -34,9 +34,7 @@ def script_facts(
     """Facts of a bash script held in a YAML value whose line 1, column 1 is ``origin``
     (1-based, in the YAML file): its exports, its best launch and the files it names."""
     script = shell.parse_script(text, environ, prefixes)
-    inline = partial(shell.parse_inline, environ=environ, prefixes=prefixes)
-    found = [launchers.analyse(command, file, inline) for command in script.commands]
-    launch = launchers.best([launch for launch in found if launch is not None])
+    launch = launch_script.script_launch(script, file, environ, prefixes)
     facts, references = _launch_found(launch, script, file)
     facts = launch_script.env_facts(script, launch, file) + facts
     references += launch_script.script_references(script, file)
@@ -53,9 +51,7 @@ def script_overrides(
     """The command-line overrides of the script's best launch (``tune run ... batch_size=8``),
     located in the file holding the script, for the configs it names to read."""
     script = shell.parse_script(text, environ, prefixes)
-    inline = partial(shell.parse_inline, environ=environ, prefixes=prefixes)
-    found = [launchers.analyse(command, file, inline) for command in script.commands]
-    launch = launchers.best([launch for launch in found if launch is not None])
+    launch = launch_script.script_launch(script, file, environ, prefixes)
     if launch is None:
         return []
     line, column = origin

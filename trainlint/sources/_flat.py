@@ -12,6 +12,7 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from trainlint.job import Location
+from trainlint.sources import normalize as n
 from trainlint.sources import typos
 from trainlint.sources.base import Document, Input, Reference, Role
 from trainlint.sources.structured import Path, Tree
@@ -28,7 +29,7 @@ def _blank(value: Any) -> Any:
         return {key: _blank(child) for key, child in value.items()}
     if isinstance(value, list):
         return [_blank(child) for child in value]
-    return None if isinstance(value, str) and "${" in value else value
+    return None if n.is_interpolation(value) else value
 
 
 def location(tree: Tree, path: Path, file: str) -> Location:

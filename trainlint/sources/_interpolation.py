@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from trainlint.sources import normalize as n
 from trainlint.sources.structured import Path, Tree
 
 _REFERENCE = re.compile(r"\$\{(?P<dots>\.*)(?P<path>[A-Za-z_][\w-]*(?:\.[\w-]+)*)\}")
@@ -36,7 +37,7 @@ def resolve_value(value: Any, path: Path, root: Any, hops: int = 0) -> Any:
     """The value a scalar at ``path`` stands for; None when it is an unresolvable ``${}``."""
     if value == MISSING:
         return None
-    if not isinstance(value, str) or "${" not in value:
+    if not isinstance(value, str) or not n.is_interpolation(value):
         return value
     match = _REFERENCE.fullmatch(value.strip())
     if match is None or hops >= MAX_HOPS:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from trainlint.job import Location
+from trainlint.sources import normalize as n
 from trainlint.sources.base import Fact
 from trainlint.sources.structured import Path, Tree
 from trainlint.sources.table import Rule, lookup
@@ -32,7 +33,7 @@ class Unknown:
 
 def is_unknown(value: Any) -> bool:
     """True for an unresolved ``${...}`` string or an ``Unknown`` left by the resolver."""
-    return isinstance(value, Unknown) or (isinstance(value, str) and "${" in value)
+    return isinstance(value, Unknown) or n.is_interpolation(value)
 
 
 def tree_locator(tree: Tree, file: str) -> Locate:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trainlint.job import Location
+from trainlint.sources import normalize as n
 from trainlint.sources._located import Unknown
 from trainlint.sources.structured import Path, Tree
 from trainlint.sources.table import lookup
@@ -91,7 +92,7 @@ class _Resolver:
             return {key: self.at((*path, key), child) for key, child in value.items()}
         if isinstance(value, list):
             return [self.at((*path, index), child) for index, child in enumerate(value)]
-        if isinstance(value, str) and "${" in value:
+        if isinstance(value, str) and n.is_interpolation(value):
             return self.text(value, path)
         return value
 

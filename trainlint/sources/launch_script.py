@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import posixpath
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import partial
 
 from trainlint.errors import SourceError
@@ -60,9 +60,7 @@ def parse(file: Input) -> Document:
         script = shell.parse_script(file.text, environ, prefixes)
     if script.error and not (script.commands or script.assignments or headers):
         raise SourceError("shell syntax error: no command could be read", *script.error)
-    inline = partial(shell.parse_inline, environ=environ, prefixes=prefixes)
-    found = [launchers.analyse(command, file.path, inline) for command in script.commands]
-    launch = launchers.best([launch for launch in found if launch is not None])
+    launch = script_launch(script, file.path, environ, prefixes)
     doc = Document(file.path, name, recognise(file), role)
     facts = [*header_facts, *env_facts(script, launch, file.path)]
     if launch is not None:
@@ -72,6 +70,18 @@ def parse(file: Input) -> Document:
     doc.references += script_references(script, file.path)
     doc.facts = facts
     return doc
+
+
+def script_launch(
+    script: Script,
+    file: str,
+    environ: Mapping[str, str | None] | None = None,
+    prefixes: tuple[str, ...] = (),
+) -> Launch | None:
+    """The command of ``script`` that most looks like the training launch, if any."""
+    inline = partial(shell.parse_inline, environ=environ, prefixes=prefixes)
+    found = [launchers.analyse(command, file, inline) for command in script.commands]
+    return launchers.best([launch for launch in found if launch is not None])
 
 
 def keys() -> dict[str, list[str]]:

@@ -195,3 +195,8 @@ def _clock_seconds(text: str) -> float | None:
     weights = _CLOCK_WEIGHTS["dash" if dash else len(parts)]
     total = int(days) * 86400 + sum(n * w for n, w in zip(numbers, weights, strict=False))
     return float(total) if total > 0 else None
+
+
+def is_interpolation(value: Any) -> bool:
+    """An OmegaConf/Hydra ``${...}`` string: a reference, never a literal value."""
+    return isinstance(value, str) and "${" in value
