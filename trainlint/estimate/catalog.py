@@ -46,8 +46,41 @@ class GpuSpec:
 
 
 @dataclass(frozen=True)
+class MoeSpec:
+    """Mixture-of-experts layout (config.json): routed experts, experts per token, shared
+    experts and the first ``dense_layers`` layers that keep a dense MLP of ``dense_ffn_hidden``
+    (DeepSeek's ``first_k_dense_replace``); the routed expert width is the entry's ffn_hidden."""
+
+    experts: int
+    top_k: int
+    shared: int = 0
+    dense_layers: int = 0
+    dense_ffn_hidden: int | None = None
+    router_bias: bool = False  # DeepSeek-V3's e_score_correction_bias, one per expert
+
+
+@dataclass(frozen=True)
+class MlaSpec:
+    """Multi-head latent attention (DeepSeek-V2/V3 config.json); ``q_lora_rank`` None when
+    queries are projected directly (V2-Lite)."""
+
+    kv_lora_rank: int
+    qk_nope_head_dim: int
+    qk_rope_head_dim: int
+    v_head_dim: int
+    q_lora_rank: int | None = None
+
+
+@dataclass(frozen=True)
 class ModelSpecEntry:
-    """A known decoder-only model: its config.json dimensions and exact parameter count."""
+    """A known decoder-only model: its config.json dimensions and exact parameter count.
+
+    ``head_dim`` is the config's explicit head width (None: hidden/heads); ``norms`` the
+    hidden-size norm vectors per layer (2 pre-norm, 4 for Gemma 2/3's sandwich norms, 0 for
+    OLMo's non-parametric LayerNorm); ``qk_norm`` "head" for per-head q/k RMSNorms (Qwen3,
+    Gemma 3), "full" for norms over the whole q/k projections (OLMo 2); ``qkv_bias`` Qwen2's
+    q/k/v biases. ``moe``/``mla`` hold what params_from_dims does not model.
+    """
 
     name: str
     layers: int
@@ -62,6 +95,12 @@ class ModelSpecEntry:
     aliases: tuple[str, ...] = ()
     active_params: int | None = None  # MoE: parameters used per token; None when dense
     source: str = ""  # where the dimensions and counts come from
+    head_dim: int | None = None
+    norms: int = 2
+    qk_norm: str | None = None
+    qkv_bias: bool = False
+    moe: MoeSpec | None = None
+    mla: MlaSpec | None = None
 
 
 def _load(name: str) -> Any:
@@ -87,8 +126,41 @@ def _gpu(row: Mapping[str, Any]) -> GpuSpec:
     )
 
 
+def _opt_int(row: Mapping[str, Any], key: str) -> int | None:
+    value = row.get(key)
+    return None if value is None else int(value)
+
+
+def _moe(row: Mapping[str, Any] | None) -> MoeSpec | None:
+    if row is None:
+        return None
+    return MoeSpec(
+        experts=int(row["experts"]),
+        top_k=int(row["top_k"]),
+        shared=int(row.get("shared", 0)),
+        dense_layers=int(row.get("dense_layers", 0)),
+        dense_ffn_hidden=_opt_int(row, "dense_ffn_hidden"),
+        router_bias=bool(row.get("router_bias", False)),
+    )
+
+
+def _mla(row: Mapping[str, Any] | None) -> MlaSpec | None:
+    if row is None:
+        return None
+    return MlaSpec(
+        kv_lora_rank=int(row["kv_lora_rank"]),
+        qk_nope_head_dim=int(row["qk_nope_head_dim"]),
+        qk_rope_head_dim=int(row["qk_rope_head_dim"]),
+        v_head_dim=int(row["v_head_dim"]),
+        q_lora_rank=_opt_int(row, "q_lora_rank"),
+    )
+
+
 def _model(row: Mapping[str, Any]) -> ModelSpecEntry:
     ints = {k: int(row[k]) for k in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden")}
+    qk_norm = row.get("qk_norm")
+    if qk_norm not in (None, "head", "full"):
+        raise ValueError(f"{row['name']}: qk_norm must be 'head' or 'full', not {qk_norm!r}")
     return ModelSpecEntry(
         name=str(row["name"]),
         **ints,
@@ -97,8 +169,14 @@ def _model(row: Mapping[str, Any]) -> ModelSpecEntry:
         glu=bool(row["glu"]),
         params=int(row["params"]),
         aliases=tuple(str(a) for a in row["aliases"]),
-        active_params=None if row.get("active_params") is None else int(row["active_params"]),
+        active_params=_opt_int(row, "active_params"),
         source=str(row.get("source", "")),
+        head_dim=_opt_int(row, "head_dim"),
+        norms=int(row.get("norms", 2)),
+        qk_norm=qk_norm,
+        qkv_bias=bool(row.get("qkv_bias", False)),
+        moe=_moe(row.get("moe")),
+        mla=_mla(row.get("mla")),
     )
 
 
@@ -174,22 +252,44 @@ def params_from_dims(
     kv_heads: int | None = None,
     tied: bool = True,
     glu: bool | None = None,
+    *,
+    head_dim: int | None = None,
+    norms: int = 2,
+    qk_norm: str | None = None,
+    qkv_bias: bool = False,
 ) -> int:
-    """Parameters of a decoder-only transformer from its dimensions.
+    """Parameters of a dense decoder-only transformer from its dimensions.
 
-    Per layer: Q and O projections 2h², K and V 2h·(kv_heads·h/heads) (GQA), the MLP 3·h·ffn
-    when gated (SwiGLU) or 2·h·ffn (GELU), two norm vectors. ``glu=None`` decides by width: a
-    4h MLP is GELU (GPT-2, OPT, Falcon), any other width gated (Llama, Mistral, Qwen). Without
-    ffn_hidden the MLP is Kaplan's 8h² (12·L·h² per model with MHA). Biases and learned
-    position embeddings are left out (<1% for GPT-2 124M).
+    Per layer: Q and O projections h·(heads·head_dim) each, K and V h·(kv_heads·head_dim)
+    each (GQA; head_dim defaults to h/heads, so 2h² + 2h·(kv_heads·h/heads)), the MLP 3·h·ffn
+    when gated (SwiGLU/GeGLU) or 2·h·ffn (GELU), ``norms`` norm vectors of h (2; Gemma 2/3
+    have 4; 0 for a non-parametric LayerNorm, which also drops the final norm). Optional:
+    ``qk_norm="head"`` adds per-head q/k norms (2·head_dim: Qwen3, Gemma 3), ``"full"`` norms
+    over the whole q and k projections (OLMo 2); ``qkv_bias`` the q/k/v biases (Qwen2).
+    ``glu=None`` decides by width: a 4h MLP is GELU (GPT-2, OPT, Falcon), any other width
+    gated (Llama, Mistral, Qwen). Without ffn_hidden the MLP is Kaplan's 8h² (12·L·h² per
+    model with MHA). Other biases and learned position embeddings are left out (<1% for
+    GPT-2 124M); MoE experts and MLA attention are not modelled (the catalog lists them).
     """
-    kv_width = hidden * kv_heads // heads if heads and kv_heads else hidden
-    attention = 2 * hidden * hidden + 2 * hidden * kv_width
+    if heads and head_dim:
+        q_width = heads * head_dim
+        kv_width = (kv_heads or heads) * head_dim
+    else:
+        q_width = hidden
+        kv_width = hidden * kv_heads // heads if heads and kv_heads else hidden
+    attention = 2 * hidden * q_width + 2 * hidden * kv_width
+    if qkv_bias:
+        attention += q_width + 2 * kv_width
+    if qk_norm == "head":
+        attention += 2 * (head_dim or (hidden // heads if heads else hidden))
+    elif qk_norm == "full":
+        attention += q_width + kv_width
     if ffn_hidden is None:
         mlp = 8 * hidden * hidden
     else:
         gated = glu if glu is not None else ffn_hidden != 4 * hidden
         mlp = (3 if gated else 2) * hidden * ffn_hidden
-    per_layer = attention + mlp + 2 * hidden
+    per_layer = attention + mlp + norms * hidden
     embeddings = vocab * hidden * (1 if tied else 2)
-    return layers * per_layer + embeddings + hidden
+    final_norm = hidden if norms else 0
+    return layers * per_layer + embeddings + final_norm
