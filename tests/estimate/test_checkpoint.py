@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from tests.estimate.jobs import llmc_gpt2, make_job
 from trainlint.estimate import EstimateParams, estimate
 from trainlint.estimate.checkpoint import (
+    async_blocking_s,
     checkpoint_bytes,
     daly_interval_s,
     interval_steps,
@@ -170,3 +171,55 @@ def test_a_large_cluster_checkpoints_more_often() -> None:
     big = estimate(_job(every_steps=100), EstimateParams(gpu_mtbf_hours=10)).checkpoint
     assert small is not None and big.optimal_every_steps is not None
     assert big.optimal_every_steps < small
+
+
+def test_async_blocking_is_staging_plus_the_wait_for_an_unfinished_write() -> None:
+    assert async_blocking_s(stage_s=1.0, write_s=50.0, interval_s=100.0) == 1.0
+    assert async_blocking_s(stage_s=1.0, write_s=150.0, interval_s=100.0) == 51.0
+    assert async_blocking_s(stage_s=1.0, write_s=150.0, interval_s=None) == 1.0
+
+
+def _llama_8b(**checkpoint: Any) -> Any:
+    """torchtitan's Llama 3 8B on 8 H100s, FSDP over all of them, 1,000 steps."""
+    return make_job(
+        model={"name": "llama3-8b", "seq_len": 8192},
+        resources={"gpu": {"model": "H100"}, "gpus_per_node": 8},
+        training={"micro_batch_size": 1, "max_steps": 1000, "precision": "bf16",
+                  "parallelism": {"strategy": "fsdp"}},
+        checkpoint={"strategy": "steps", **checkpoint},
+    )  # fmt: skip
+
+
+def test_async_save_stalls_only_for_the_per_gpu_staging_copy() -> None:
+    """DCP async_save: the loop waits for each GPU's shard to reach host memory, not the write."""
+    sync = estimate(_llama_8b(every_steps=200))
+    est = estimate(_llama_8b(every_steps=200, **{"async": True}))
+    ck, size = est.checkpoint, est.checkpoint.size_bytes
+    assert size is not None and size == sync.checkpoint.size_bytes  # the same bytes are written
+    assert ck.save_s == pytest.approx(size / 8 / 10e9)  # FSDP: 1/8 of the state per GPU
+    assert sync.checkpoint.save_s == pytest.approx(size / 1e9)
+    assert (ck.overhead_fraction or 1) < 0.01 < (sync.checkpoint.overhead_fraction or 0)
+    assert (est.sources["checkpoint.async"], est.sources["checkpoint.save_s"]) == (
+        "declared", "default")  # fmt: skip
+    assert "checkpoint.async" not in sync.sources
+
+
+def test_async_save_waits_when_the_write_outlasts_the_interval() -> None:
+    est = estimate(_llama_8b(every_steps=10, **{"async": True}))
+    ck, step_s = est.checkpoint, est.step_time_s
+    assert ck.size_bytes is not None and ck.save_s is not None and step_s is not None
+    write_s, stage_s = ck.size_bytes / 1e9, ck.size_bytes / 8 / 10e9
+    assert 10 * step_s < write_s  # a 112 GB write cannot finish in ten 1.3 s steps
+    assert ck.save_s == pytest.approx(stage_s + write_s - 10 * step_s)
+    assert (ck.overhead_fraction or 0) > 0.5
+    # the suggestion leaves the write time to finish in the background
+    assert (ck.suggested_every_steps or 0) >= math.ceil(write_s / step_s)
+
+
+def test_async_staging_without_sharding_copies_the_whole_state() -> None:
+    job = _llama_8b(every_steps=200, **{"async": True})
+    job = job.model_copy(update={"training": job.training.model_copy(
+        update={"parallelism": make_job().training.parallelism})})  # fmt: skip
+    ck = estimate(job, EstimateParams(checkpoint_stage_bytes_per_s=20e9)).checkpoint
+    assert ck.size_bytes is not None
+    assert ck.save_s == pytest.approx(ck.size_bytes / 20e9)

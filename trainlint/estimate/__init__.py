@@ -24,6 +24,12 @@ from trainlint.estimate.inputs import Inputs, resolve
 from trainlint.estimate.ledger import Ledger
 from trainlint.estimate.memory import job_memory
 from trainlint.estimate.params import EstimateParams
+from trainlint.estimate.whatif import (
+    memory_fixes,
+    mixed_precision,
+    recompute_cost,
+    without_recompute,
+)
 from trainlint.job import Estimates, Job
 
 __all__ = [
@@ -72,6 +78,13 @@ def estimate(job: Job, params: EstimateParams | None = None) -> Estimates:
     options = alternatives(inp, p, steps.value if steps else None, saving_s, per_node)
     if options:
         led.put("alternatives", options, "default")
+    fixes = memory_fixes(inp, p, memory)
+    if fixes:
+        led.put("memory_fixes", fixes, "default")
+    memory = without_recompute(inp, p, led, memory)
+    n_steps = steps.value if steps else None
+    recompute = recompute_cost(inp, p, led, n_steps, compute.step_time_s, per_node)
+    mixed = mixed_precision(inp, p, led, n_steps, compute.step_time_s, per_node)
     return Estimates(
         gpu=inp.hw.gpu.name if inp.hw.gpu else None,
         gpus=inp.hw.world.value if inp.hw.world else None,
@@ -86,6 +99,9 @@ def estimate(job: Job, params: EstimateParams | None = None) -> Estimates:
         run=run,
         checkpoint=checkpoint,
         alternatives=options,
+        memory_fixes=fixes,
+        recompute=recompute,
+        mixed_precision=mixed,
         sources=dict(led.sources),
         unknown=list(led.unknown),
         assumed=dict(inp.assumed),

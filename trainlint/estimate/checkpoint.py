@@ -3,12 +3,18 @@ the Young/Daly interval that minimises expected lost work.
 
 A resumable mixed-precision Adam checkpoint is 14 bytes per parameter: 16-bit weights (2),
 fp32 master (4), Adam m and v (4 + 4); gradients are not saved (cost-model §8.1).
+
+``save_s`` is the time the training loop stops per save. A synchronous save stops it for the
+whole write. An asynchronous one (``checkpoint.async``: DCP ``async_save``, torchtitan
+``async_mode``, NeMo/torchtune async saves) stops it only while each GPU copies its share of the
+state into CPU memory; the write runs in the background, and a save that finds the previous
+write still running waits for it (torchtitan and DCP keep one save in flight).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from trainlint.estimate.inputs import Inputs, finite
 from trainlint.estimate.ledger import Fact, Ledger, derived
@@ -66,11 +72,20 @@ def job_mtbf_s(gpu_mtbf_hours: float, gpus: int) -> float:
     return gpu_mtbf_hours * 3600.0 / max(1, gpus)
 
 
+def async_blocking_s(stage_s: float, write_s: float, interval_s: float | None) -> float:
+    """Stall per asynchronous save: the staging copy, plus the wait for the previous save's
+    background write when it outlasts the interval (``interval_s`` unknown: staging only)."""
+    wait = 0.0 if interval_s is None else max(0.0, write_s - interval_s)
+    return stage_s + wait
+
+
 @dataclass(frozen=True)
 class _Size:
     bytes: float
-    save_s: float
+    save_s: float  # the stall per save: the write, or the staging copy when asynchronous
     source: Source
+    write_s: float = 0.0
+    stage_s: float | None = None  # asynchronous saves: the device-to-host copy per GPU
 
 
 @dataclass(frozen=True)
@@ -91,9 +106,38 @@ def _size(ck: Checkpoint, inp: Inputs, p: EstimateParams, led: Ledger) -> _Size 
     sources = [prec.source, inp.params.source, inp.trainable.source]
     src = derived(*sources, *([opt.source] if save_opt else []))
     led.put("checkpoint.size_bytes", size, src)
-    save_s = size / p.checkpoint_write_bytes_per_s
-    led.put("checkpoint.save_s", save_s, "default")
-    return _Size(size, save_s, src)
+    write_s = size / p.checkpoint_write_bytes_per_s
+    if ck.async_ is not True:
+        return _Size(size, write_s, src, write_s)
+    led.put("checkpoint.async", True, "declared")
+    stage_s = _staged_bytes(inp, saved, k, save_opt) / p.checkpoint_stage_bytes_per_s
+    return _Size(size, stage_s, src, write_s, stage_s)
+
+
+def _staged_bytes(inp: Inputs, saved: float, k: float, save_opt: bool) -> float:
+    """Bytes one GPU copies to host memory: its shard of the saved weights and optimizer state
+    (ZeRO/FSDP shard them over the data-parallel group, tensor x pipeline always); optimizer
+    state offloaded to the CPU is already there. Unknown world size: unsharded, an upper bound."""
+    world = inp.hw.world.value if inp.hw.world else None
+    dp = 1 if world is None else inp.data_parallel(world)
+    if inp.shard_group is not None:
+        dp = min(dp, inp.shard_group)
+    weights = saved * inp.precision.value.weight_bytes / inp.model_parallel
+    optimizer = inp.trainable.value * k / inp.model_parallel if save_opt and inp.trainable else 0.0
+    if inp.zero_stage >= 1:
+        optimizer = 0.0 if inp.offload_optimizer else optimizer / dp
+    if inp.zero_stage >= 3:
+        weights = 0.0 if inp.offload_params else weights / dp
+    return weights + optimizer
+
+
+def _stall(size: _Size, plan: _Plan, step_s: float | None, led: Ledger) -> _Size:
+    """The time the loop stops per save, recorded as ``checkpoint.save_s``."""
+    if size.stage_s is not None:
+        interval = None if plan.every is None or step_s is None else plan.every * step_s
+        size = replace(size, save_s=async_blocking_s(size.stage_s, size.write_s, interval))
+    led.put("checkpoint.save_s", size.save_s, "default")
+    return size
 
 
 def _plan(ck: Checkpoint, steps: Fact[int] | None, led: Ledger) -> _Plan:
@@ -143,9 +187,13 @@ def _time_costs(
     out: dict[str, float | int | None] = {}
     world = inp.hw.world
     if step_s is not None:
-        suggested = suggested_interval(size.save_s, step_s, p.target_checkpoint_overhead)
+        # asynchronous: the stall is the staging copy alone once the write fits the interval
+        stall = size.save_s if size.stage_s is None else size.stage_s
+        suggested = suggested_interval(stall, step_s, p.target_checkpoint_overhead)
+        if size.stage_s is not None:
+            suggested = max(suggested, math.ceil(size.write_s / step_s))
         if world is not None:
-            tau = daly_interval_s(size.save_s, job_mtbf_s(p.gpu_mtbf_hours, world.value))
+            tau = daly_interval_s(stall, job_mtbf_s(p.gpu_mtbf_hours, world.value))
             optimal = max(1, math.ceil(tau / step_s))
             out["optimal_every_steps"] = led.put(
                 "checkpoint.optimal_every_steps", optimal, "default"
@@ -180,12 +228,13 @@ def job_checkpoint(
     step_s: float | None,
 ) -> CheckpointCost:
     """The job's checkpoint cost; fields stay None where an input is missing."""
-    size = _size(ck, inp, p, led)
+    found = _size(ck, inp, p, led)
     plan = _plan(ck, steps, led)
     kept = _kept(ck, plan.saves, led)
     cost = CheckpointCost(every_steps=plan.every, saves=plan.saves, kept=kept)
-    if size is None:
+    if found is None:
         return cost
+    size = _stall(found, plan, step_s, led)
     storage = None if kept is None else kept * size.bytes
     led.put("checkpoint.storage_bytes", storage, size.source)
     update = {"size_bytes": size.bytes, "save_s": size.save_s, "storage_bytes": storage}

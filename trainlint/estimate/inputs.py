@@ -14,7 +14,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from trainlint.estimate.catalog import GpuSpec, ModelSpecEntry, params_from_dims, resolve_gpu
+from trainlint.estimate.catalog import (
+    GpuSpec,
+    MlaSpec,
+    ModelSpecEntry,
+    params_from_dims,
+    resolve_gpu,
+)
 from trainlint.estimate.catalog import resolve_model as _resolve_model
 from trainlint.estimate.ledger import Fact
 from trainlint.estimate.params import EstimateParams
@@ -170,28 +176,30 @@ def lora_params(
     ffn_hidden: int | None = None,
     glu: bool | None = None,
     targets: tuple[str, ...] | list[str] | None = None,
+    head_dim: int | None = None,
 ) -> int | None:
     """LoRA adapter parameters: r·(d_in + d_out) per adapted matrix (Hu et al. 2021, §4),
     summed over the target modules in every layer.
 
     Targets default to q,k,v,o (PEFT's Llama default is q,v; most recipes adapt all four);
-    ``all-linear`` adds the MLP (gate, up, down when gated, else up and down). K and V are
-    h x (kv_heads·h/heads) under GQA. Hugging Face names (``q_proj``, ``gate_proj``; GPT-2's
-    fused ``c_attn`` and ``c_fc``) are understood; an unknown target, or an MLP target without
-    ``ffn_hidden``, gives None.
+    ``all-linear`` adds the MLP (gate, up, down when gated, else up and down). Q is
+    h x (heads·head_dim), O its transpose, K and V h x (kv_heads·head_dim); without
+    ``head_dim`` (h/heads) that is h x h and h x (kv_heads·h/heads) under GQA. Hugging Face
+    names (``q_proj``, ``gate_proj``; GPT-2's fused ``c_attn`` and ``c_fc``) are understood;
+    an unknown target, or an MLP target without ``ffn_hidden``, gives None.
     """
-    kv = hidden * kv_heads // heads if heads and kv_heads else hidden
+    q, kv = attention_widths(hidden, heads, kv_heads, head_dim)
     ffn = ffn_hidden
     gated = glu if glu is not None else (ffn is not None and ffn != 4 * hidden)
     names = [re.sub(r"[\s\-_]", "", t.lower()) for t in (targets or DEFAULT_LORA_TARGETS)]
     if any(n in _ALL_LINEAR for n in names):
         names = ["q", "k", "v", "o", "up", "down", *(["gate"] if gated else [])]
     shapes: dict[str, tuple[int, int | None]] = {
-        "q": (hidden, hidden),
+        "q": (hidden, q),
         "k": (hidden, kv),
         "v": (hidden, kv),
-        "o": (hidden, hidden),
-        "cattn": (hidden, hidden + 2 * kv),
+        "o": (q, hidden),
+        "cattn": (hidden, q + 2 * kv),
         "gate": (hidden, ffn),
         "up": (hidden, ffn),
         "cfc": (hidden, ffn),
@@ -225,33 +233,102 @@ def _lora(job: Job, dims: Dims | None, entry: ModelSpecEntry | None) -> Fact[int
         ffn_hidden=dims.ffn_hidden.value if dims.ffn_hidden else None,
         glu=entry.glu if entry is not None else None,
         targets=peft.target_modules,
+        head_dim=_head_dim(dims, entry),
     )
     return None if count is None else Fact(count, "estimated")
 
 
+def attention_widths(
+    hidden: int, heads: int | None, kv_heads: int | None, head_dim: int | None
+) -> tuple[int, int]:
+    """Widths of the Q (and O) and of the K (and V) projections: heads·head_dim and
+    kv_heads·head_dim; without ``head_dim`` (h/heads) h and kv_heads·h/heads, as in
+    ``params_from_dims``."""
+    if heads and head_dim:
+        return heads * head_dim, (kv_heads or heads) * head_dim
+    return hidden, hidden * kv_heads // heads if heads and kv_heads else hidden
+
+
+def _matches(dims: Dims, entry: ModelSpecEntry | None) -> ModelSpecEntry | None:
+    """The catalog entry when the job's shape is the entry's, so that the entry's head_dim,
+    norms, MoE and MLA apply; None when the config overrides hidden, heads or kv_heads."""
+    if entry is None:
+        return None
+    for name in ("hidden", "heads", "kv_heads"):
+        fact = getattr(dims, name)
+        if fact is not None and fact.value != getattr(entry, name):
+            return None
+    return entry
+
+
+def _head_dim(dims: Dims, entry: ModelSpecEntry | None) -> int | None:
+    matched = _matches(dims, entry)
+    return None if matched is None else matched.head_dim
+
+
+def _mla_attention(hidden: int, heads: int, mla: MlaSpec) -> int:
+    """DeepSeek's multi-head latent attention: q (or q_a, its norm and q_b), kv_a with the
+    shared rope key, the kv latent norm, kv_b and o (config.json ranks)."""
+    qk = mla.qk_nope_head_dim + mla.qk_rope_head_dim
+    if mla.q_lora_rank:
+        r = mla.q_lora_rank
+        q = hidden * r + r + r * heads * qk
+    else:
+        q = hidden * heads * qk
+    kv = hidden * (mla.kv_lora_rank + mla.qk_rope_head_dim) + mla.kv_lora_rank
+    kv += mla.kv_lora_rank * heads * (mla.qk_nope_head_dim + mla.v_head_dim)
+    return q + kv + heads * mla.v_head_dim * hidden
+
+
 def largest_layer(dims: Dims, entry: ModelSpecEntry | None) -> int | None:
-    """Parameters of the largest module ZeRO-3 gathers at once: the larger of the embedding
-    (h·v) and one transformer layer (DeepSpeed's ``model_to_params`` takes the largest
-    ``parameters(recurse=False)`` sum, cost-model §1.2); None without h, v and layers."""
+    """Parameters of the largest module ZeRO-3 / FSDP full sharding gathers at once, which
+    stage 3 holds in 16-bit weights and gradients beside its shards (4 B each, DeepSpeed's
+    ``estimate_zero3_model_states_mem_needs``, cost-model §1.2): the larger of the embedding
+    (h·v) and one transformer layer, the unit FSDP wraps; None without h and v.
+
+    A layer is counted as ``params_from_dims`` counts one (Q/O of heads·head_dim, K/V of
+    kv_heads·head_dim, the catalog's norms, q/k norms and biases) when the job's shape is the
+    catalog entry's. An MoE layer holds every routed and shared expert (all are gathered with
+    the layer; expert parallelism is not modelled) and the router; DeepSeek's leading dense
+    layers are counted too and the larger layer kept; MLA attention uses its own shapes.
+    """
     if dims.hidden is None or dims.vocab is None:
         return None
     h, v = dims.hidden.value, dims.vocab.value
     embedding = h * v
     if dims.layers is None:
         return embedding
-    layer = (
-        params_from_dims(
+    matched = _matches(dims, entry)
+    heads = dims.heads.value if dims.heads else None
+    ffn = dims.ffn_hidden.value if dims.ffn_hidden else None
+    norms = matched.norms if matched is not None else 2
+
+    def layer(mlp_width: int | None, glu: bool | None) -> int:
+        if matched is not None and matched.mla is not None and heads and mlp_width:
+            return _mla_attention(h, heads, matched.mla) + 3 * h * mlp_width + 2 * h
+        count = params_from_dims(
             1,
             h,
             0,
-            ffn_hidden=dims.ffn_hidden.value if dims.ffn_hidden else None,
-            heads=dims.heads.value if dims.heads else None,
+            ffn_hidden=mlp_width,
+            heads=heads,
             kv_heads=dims.kv_heads.value if dims.kv_heads else None,
-            glu=entry.glu if entry is not None else None,
+            glu=glu,
+            head_dim=matched.head_dim if matched is not None else None,
+            norms=norms,
+            qk_norm=matched.qk_norm if matched is not None else None,
+            qkv_bias=matched.qkv_bias if matched is not None else False,
         )
-        - h
-    )
-    return max(embedding, layer)
+        return count - (h if norms else 0)  # params_from_dims adds the final norm
+
+    glu = entry.glu if entry is not None else None
+    moe = matched.moe if matched is not None else None
+    if moe is None or ffn is None:
+        return max(embedding, layer(ffn, glu))
+    sparse = layer(ffn * (moe.experts + moe.shared), True)
+    sparse += h * moe.experts + (moe.experts if moe.router_bias else 0)
+    dense = layer(moe.dense_ffn_hidden or ffn, True) if moe.dense_layers else 0
+    return max(embedding, sparse, dense)
 
 
 def _active(entry: ModelSpecEntry | None, params: Fact[int] | None) -> Fact[int] | None:
