@@ -220,3 +220,35 @@ def test_accumulation_derived_from_global_micro_and_replicas() -> None:
     ]  # fmt: skip
     job = build_job([Document("gpt.yaml", "nemo", 1.0, facts=facts)])
     assert job.training.grad_accum_steps == 256 // (4 * (16 // 2))
+
+
+def test_features_are_collected_with_their_location_and_fallback(in_tmp: Path) -> None:
+    write(
+        in_tmp,
+        {
+            "sft.yaml": "# trainlint: fallback.Flash_Attn=sdpa\n"
+            "model_name_or_path: m\nattn_implementation: flash_attention_2\n"
+            "use_liger_kernel: true\nper_device_train_batch_size: 4\noptim: muon\n"
+        },
+    )
+    job = jobs_by_id(in_tmp)["sft.yaml"]
+    assert [(f.name, f.kind, f.experimental, f.fallback) for f in job.features] == [
+        ("flash-attn", "kernel", True, "sdpa"),
+        ("liger", "kernel", True, None),
+        ("muon", "optimizer", True, None),
+    ]
+    lines = [job.provenance[f"/features/{i}"].line for i in range(3)]
+    assert lines == [3, 4, 6]
+    assert not any(p.startswith("/features/") and not p[10:].isdigit() for p in job.provenance)
+
+
+def test_fp8_precision_is_a_feature(in_tmp: Path) -> None:
+    write(in_tmp, {"accelerate.yaml": "distributed_type: MULTI_GPU\nmixed_precision: fp8\n"})
+    job = next(iter(jobs_by_id(in_tmp).values()))
+    assert [(f.name, f.kind) for f in job.features] == [("fp8", "precision")]
+    assert job.provenance["/features/0"].line == 2
+
+
+def test_established_optimizer_and_precision_are_no_features(in_tmp: Path) -> None:
+    write(in_tmp, {"sft.yaml": "per_device_train_batch_size: 4\noptim: adamw_torch\nbf16: true\n"})
+    assert jobs_by_id(in_tmp)["sft.yaml"].features == []

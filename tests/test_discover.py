@@ -33,3 +33,11 @@ def test_discovery_rules(tmp_path: Path) -> None:
 def test_explicit_files_are_always_candidates(tmp_path: Path) -> None:
     explicit = touch(tmp_path, "node_modules/odd.txt")
     assert discover([explicit]) == [explicit]
+
+
+def test_other_tools_toml_files_are_not_candidates(tmp_path: Path) -> None:
+    touch(tmp_path, "pyproject.toml", "[project\n")
+    touch(tmp_path, "rust/Cargo.toml")
+    touch(tmp_path, "train_configs/llama3_8b.toml", "[training\n")
+    found = {p.relative_to(tmp_path).as_posix() for p in discover([tmp_path])}
+    assert found == {"train_configs/llama3_8b.toml"}

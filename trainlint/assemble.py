@@ -19,7 +19,15 @@ from typing import Any
 from pydantic import ValidationError
 
 from trainlint.config import RepoConfig
-from trainlint.job import Job, Location, MissingReference, ParseError, SourceFile, UnknownKey
+from trainlint.job import (
+    Feature,
+    Job,
+    Location,
+    MissingReference,
+    ParseError,
+    SourceFile,
+    UnknownKey,
+)
 from trainlint.sources import broken, override_facts, read_document
 from trainlint.sources.base import PRECEDENCE, Document, Fact, Input, Reference
 from trainlint.sources.redact import redact_fact
@@ -168,10 +176,12 @@ def build_job(documents: list[Document], missing: Sequence[MissingReference] = (
         "unknown_keys": [key for doc in documents for key in doc.unknown_keys],
         "missing_references": list(missing),
     }
+    features = {p: winners.pop(p) for p in list(winners) if p.startswith(FEATURES)}
     for fact in winners.values():
         _set(tree, fact.pointer, fact.value)
     job = _validate(tree, winners)  # drops the facts it rejects from ``winners``
     job.provenance = {pointer: fact.location for pointer, fact in winners.items()}
+    _collect_features(job, features)
     located: dict[str, Sequence[ParseError | UnknownKey | MissingReference]] = {
         "parse_errors": job.parse_errors,
         "unknown_keys": job.unknown_keys,
@@ -184,6 +194,47 @@ def build_job(documents: list[Document], missing: Sequence[MissingReference] = (
             )
     derive(job)
     return job
+
+
+FEATURES = "/features/"
+# Experimental optimizers (normalize's table marks them) as features: a word of the optimizer's
+# name → the feature's name, else the name itself.
+_OPTIMIZER_FEATURES = {
+    "muon": "muon", "sophia": "sophia", "lion": "lion", "galore": "galore", "apollo": "apollo",
+    "schedule_free": "schedule-free", "schedulefree": "schedule-free", "ademamix": "ademamix",
+    "adopt": "adopt", "onebit": "onebit", "zeroone": "onebit",
+}  # fmt: skip
+
+
+def _collect_features(job: Job, facts: dict[str, Fact]) -> None:
+    """``/features/<name>`` facts (value: the kind) into ``job.features``, with an fp8
+    precision and an experimental optimizer as features of their own; each is located at its
+    fact (``/features/<index>``) and carries its declared ``fallback.<name>``."""
+    found: dict[str, tuple[str, bool, Location | None]] = {
+        split_pointer(pointer)[1]: (str(fact.value), True, fact.location)
+        for pointer, fact in facts.items()
+        if len(split_pointer(pointer)) == 2 and isinstance(fact.value, str)
+    }
+    if job.training.precision == "fp8" and "fp8" not in found:
+        found["fp8"] = ("precision", True, job.provenance.get("/training/precision"))
+    optimizer = job.training.optimizer
+    if optimizer.experimental and optimizer.name:
+        key = optimizer.name.rsplit(".", 1)[-1].lower().replace("-", "_")
+        name = next((v for k, v in _OPTIMIZER_FEATURES.items() if k in key), key)
+        found.setdefault(name, ("optimizer", True, job.provenance.get("/training/optimizer/name")))
+    fallbacks = {_feature_key(k): v for k, v in job.fallbacks.items()}
+    for index, name in enumerate(sorted(found)):
+        kind, experimental, where = found[name]
+        fallback = fallbacks.get(_feature_key(name))
+        job.features.append(Feature(name=name, kind=kind, experimental=experimental,
+                                    fallback=fallback))  # fmt: skip
+        if where is not None:
+            job.provenance[f"/features/{index}"] = where
+
+
+def _feature_key(name: str) -> str:
+    """``fallback.flash_attn`` and ``fallback.Flash-Attn`` name the feature ``flash-attn``."""
+    return name.strip().lower().replace("_", "-")
 
 
 def _override_facts(documents: list[Document]) -> list[Fact]:

@@ -23,8 +23,18 @@ EXCLUDED_DIRS = frozenset({
     ".idea", ".vscode", ".github",
 })  # fmt: skip
 
+# TOML files of other tools: never training configs, so never read (an invalid one is theirs).
+OTHER_TOOLS_TOML = frozenset({
+    "pyproject.toml", "Cargo.toml", "ruff.toml", ".ruff.toml", "uv.toml", "poetry.toml",
+    "pixi.toml", "rustfmt.toml", ".rustfmt.toml", "clippy.toml", ".clippy.toml",
+    "rust-toolchain.toml", "taplo.toml", ".taplo.toml", "typos.toml", "_typos.toml",
+    ".typos.toml", "netlify.toml", "wrangler.toml", "fly.toml", "samconfig.toml", "hugo.toml",
+    "book.toml", "Project.toml", "Manifest.toml", "cliff.toml", "deny.toml", ".bumpversion.toml",
+    "hatch.toml", "pdm.toml", "cibuildwheel.toml", "codecov.toml", "rye.toml",
+})  # fmt: skip
+
 # Well-known files of other tools that share our suffixes.
-EXCLUDED_NAMES = frozenset({
+EXCLUDED_NAMES = OTHER_TOOLS_TOML | frozenset({
     "package.json", "package-lock.json", "tsconfig.json", "composer.json", "pnpm-lock.yaml",
     ".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "mkdocs.yml", "docker-compose.yml",
     "docker-compose.yaml", ".readthedocs.yaml", "environment.yml", "environment.yaml",

@@ -31,6 +31,7 @@ def test_lora_fsdp_facts_and_positions() -> None:
         "/training/grad_accum_steps": (4, 10, 1),
         "/training/epochs": (3.0, 11, 1),
         "/training/precision": ("fp8", 14, 1),  # fp8 with bf16: fp8 matmuls win
+        "/features/fp8": ("precision", 14, 1),
         "/training/activation_checkpointing": (True, 15, 1),
         "/checkpoint/every_epochs": (0.25, 16, 1),  # saves_per_epoch: 4
         "/checkpoint/keep_last": (2, 17, 1),

@@ -132,6 +132,34 @@ def test_hf_json_has_json_positions() -> None:
     assert doc is not None and facts(doc)["/checkpoint/every_steps"] == (10.0, 3, 3)
 
 
+_HF = "output_dir: out\nper_device_train_batch_size: 4\nsave_steps: 500\n"
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        ("bf16: false\nfp16: false\n", ("fp32", 5, 1)),  # at the later of the two
+        ("fp16: false\nbf16: false\n", ("fp32", 5, 1)),
+        ("bf16: false\nfp16: false\ntf32: true\n", None),  # TF32 matmuls: not fp32 speed
+        ("bf16: false\n", None),  # fp32 is the default, but absence declares nothing
+        ("", None),
+        ("bf16: false\nfp16: true\n", ("fp16", 5, 1)),
+    ],
+)
+def test_hf_fp32_only_when_both_half_precisions_are_written_false(
+    extra: str, expected: tuple[object, int, int] | None
+) -> None:
+    doc = read_document(Input("sft.yaml", _HF + extra))
+    assert doc is not None and doc.format == "hf-trainer"
+    assert facts(doc).get("/training/precision") == expected
+
+
+def test_hf_fp32_in_json() -> None:
+    text = '{"output_dir": "o", "save_steps": 10, "bf16": false, "fp16": false}'
+    doc = read_document(Input("args.json", text))
+    assert doc is not None and facts(doc)["/training/precision"] == ("fp32", 1, 54)
+
+
 def test_deepspeed_facts_auto_is_unknown() -> None:
     doc = read_document(Input("ds.json", DS_JSON))
     assert doc is not None and doc.format == "deepspeed" and doc.role == "deepspeed"

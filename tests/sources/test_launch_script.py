@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.sources.helpers import FactRow, RefRow, refs, rows
+from trainlint.assemble import assemble
 from trainlint.errors import SourceError
 from trainlint.sources import all_sources, finish, launch_script, read_document, slurm
 from trainlint.sources.base import Document, Input
@@ -517,6 +518,34 @@ def test_config_references() -> None:
         ("d.yaml", "config", 1, 83),
         ("e.json", "deepspeed", 1, 136),
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "torchrun --nproc_per_node=8 -m torchtitan.train --job.config_file {path}\n",
+        "torchrun --nproc_per_node 8 train.py --job.config_file={path}\n",  # older layout
+        'CONFIG_FILE=${{CONFIG_FILE:-"{path}"}}\ntorchrun --nproc_per_node=8 \\\n'
+        '  -m torchtitan.train --job.config_file ${{CONFIG_FILE}} "$@"\n',  # run_train.sh
+    ],
+)
+def test_torchtitan_job_config_file_is_a_reference(
+    text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = "train_configs/llama3_8b.toml"
+    [ref] = refs(read("run_train.sh", text.format(path=path)))
+    line = next(row for row in text.splitlines() if "--job" in row)
+    where = (text.splitlines().index(line) + 1, line.index("--job") + 1)
+    assert (ref[:2], ref[2:]) == ((path, "config"), where)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "train_configs").mkdir()
+    (tmp_path / path).write_text(
+        "[job]\n[model]\nname = 'llama3'\nflavor = '8B'\n[training]\nsteps = 10\n"
+    )
+    (tmp_path / "run_train.sh").write_text(text.format(path=path))
+    (job,) = assemble([Path("run_train.sh"), Path(path)])  # the TOML joins the script's job
+    assert [s.format for s in job.sources] == ["launch-script", "torchtitan"]
+    assert (job.resources.world_size, job.training.max_steps) == (8, 10)
 
 
 @pytest.mark.parametrize(

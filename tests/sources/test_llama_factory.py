@@ -31,6 +31,7 @@ def test_lora_sft_facts_positions_reference_and_typo() -> None:
         "/training/grad_accum_steps": (8, 20, 1),
         "/training/epochs": (3.0, 21, 1),
         "/training/precision": ("fp8", 23, 1),
+        "/features/fp8": ("precision", 23, 1),
         "/checkpoint/every_steps": (500.0, 24, 1),
         "/logging/every_steps": (10.0, 26, 1),
         "/logging/reporters": (["wandb"], 27, 1),

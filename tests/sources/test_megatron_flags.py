@@ -36,6 +36,7 @@ def test_array_flags_land_with_their_positions() -> None:
         ("/training/max_steps", 500000, 22, 5),
         ("/training/precision", "bf16", 23, 5),  # --bf16, read by the HF table
         ("/training/precision", "fp8", 24, 5),  # --fp8-format hybrid, later: wins
+        ("/features/fp8", "precision", 24, 5),
         ("/training/parallelism/zero_stage", 1, 25, 5),
         ("/training/activation_checkpointing", True, 26, 5),
         ("/resources/time_limit_s", 14100.0, 27, 5),

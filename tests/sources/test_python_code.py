@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from trainlint.assemble import assemble
 from trainlint.errors import SourceError
+from trainlint.estimate import estimate
 from trainlint.sources import python_code, read_document
 from trainlint.sources._py_literal import UNKNOWN, Positions, literal
 from trainlint.sources.base import Document, Input
@@ -40,6 +41,8 @@ def test_nanogpt_config_module() -> None:
         ("/model/layers", 12, 13, 1),
         ("/model/heads", 12, 14, 1),
         ("/model/hidden", 768, 15, 1),
+        ("/model/source", "default", 15, 1),  # nanoGPT's vocabulary without a meta.pkl
+        ("/model/vocab", 50304, 15, 1),
         ("/training/max_steps", 600000, 17, 1),
         ("/checkpoint/every_steps", 2000.0, 19, 1),
         ("/eval/every_steps", 2000.0, 19, 1),
@@ -53,6 +56,30 @@ def test_nanogpt_config_module() -> None:
     ]
 
 
+_SCRATCH = "n_layer = 12\nn_head = 12\nn_embd = 768\nblock_size = 1024\nmax_iters = 5000\n"
+
+
+def test_nanogpt_model_gets_the_default_vocabulary_and_an_estimated_size(in_tmp: Path) -> None:
+    """train.py: ``vocab_size = meta_vocab_size if ... else 50304``; no config sets it."""
+    (in_tmp / "train_gpt2.py").write_text("# trainlint: gpu=H100 gpus=1\n" + _SCRATCH)
+    (job,) = assemble([in_tmp / "train_gpt2.py"])
+    assert (job.model.vocab, job.model.layers, job.model.source) == (50304, 12, "default")
+    assert job.provenance["/model/vocab"].line == 4  # n_embd, the dimension it sizes
+    assert estimate(job).params == pytest.approx(124e6, rel=0.01)  # GPT-2 small
+
+
+@pytest.mark.parametrize(
+    "extra",
+    ["dataset = 'shakespeare_char'\n",  # meta.pkl holds the character vocabulary
+     "init_from = 'resume'\n", "init_from = 'gpt2-xl'\n", "vocab_size = 32000\n"],
+)  # fmt: skip
+def test_nanogpt_vocabulary_is_not_defaulted_where_train_py_takes_another(extra: str) -> None:
+    doc = read_document(Input("train_x.py", _SCRATCH + extra))
+    assert doc is not None
+    assert not [f for f in doc.facts if f.pointer == "/model/source"]
+    assert [f.value for f in doc.facts if f.pointer == "/model/vocab"] in ([], [32000])
+
+
 def test_nanogpt_train_script_reads_only_what_is_unconditional() -> None:
     doc = read("nanogpt_train.py")
     assert facts(doc) == [
@@ -61,6 +88,8 @@ def test_nanogpt_train_script_reads_only_what_is_unconditional() -> None:
         ("/training/micro_batch_size", 64, 10, 1),
         ("/model/seq_len", 256, 11, 1),
         ("/model/layers", 6, 12, 1),
+        ("/model/source", "default", 12, 1),
+        ("/model/vocab", 50304, 12, 1),
         ("/training/compile", False, 14, 1),  # ``if compile: torch.compile(...)`` is guarded
         ("/env/NCCL_DEBUG", "INFO", 17, 1),
         ("/logging/anomaly_detection", True, 28, 5),  # the __main__ guard is not a condition

@@ -74,6 +74,7 @@ def test_newer_layout_local_batch_compile_section_and_float8() -> None:
         ("/training/max_steps", 1000, 21, 1),
         ("/training/precision", "bf16", 23, 1),
         ("/training/precision", "fp8", 14, 1),  # converters = ["float8"] wins
+        ("/features/fp8", "precision", 14, 1),
         ("/training/compile", True, 42, 1),
         ("/training/parallelism/strategy", "fsdp", 28, 1),
         ("/training/parallelism/tensor", 1, 29, 1),
@@ -126,6 +127,33 @@ def test_invalid_torchtitan_toml_is_a_located_parse_error() -> None:
     assert doc is not None and doc.format == "unknown"
     [error] = doc.errors
     assert (error.line, error.message.startswith("invalid TOML")) == (4, True)
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("[model]\nname = 'llama3'\n\n[training\nsteps = 1000\n\n[optimizer]\nname = 'x'\n", 4),
+        ("[job]\ndescription = 'x'\n[model]\nname = 'llama3'\n[training\nsteps = 1000\n", 5),
+        ("title = 'not a training config'\nowner = \n", 2),  # like an invalid .yaml: reported
+    ],
+)
+def test_an_unclosed_header_is_a_parse_error_on_its_line(text: str, line: int) -> None:
+    """``[training`` unclosed used to hide the file: the sniff counted only closed headers."""
+    doc = read_document(Input("train_configs/llama3_8b.toml", text))
+    assert doc is not None and doc.format == "unknown"
+    [error] = doc.errors
+    assert error.message.startswith("invalid TOML") and error.line == line
+
+
+@pytest.mark.parametrize("name", ["pyproject.toml", "Cargo.toml", "ruff.toml"])
+def test_other_tools_toml_is_never_read_even_when_invalid(name: str, tmp_path: Path) -> None:
+    assert read_document(Input(name, "[tool.ruff\nline-length = 3\n")) is None
+    (tmp_path / name).write_text("[tool.ruff\n")
+    assert discover([tmp_path]) == []
+
+
+def test_valid_non_training_toml_is_not_claimed() -> None:
+    assert read_document(Input("config.toml", "[server]\nport = 8080\n")) is None
 
 
 def test_toml_files_are_discovery_candidates(tmp_path: Path) -> None:

@@ -55,7 +55,11 @@ FLAGS: dict[str, list[Rule]] = {
     "eval-interval": [Rule("/eval/every_steps", n.positive_int)],
     "fp16": [Rule("/training/precision", n.when_true("fp16"))],
     "bf16": [Rule("/training/precision", n.when_true("bf16"))],
-    "fp8-format": [Rule("/training/precision", _any_value("fp8"))],
+    "fp8-format": [
+        Rule("/training/precision", _any_value("fp8")),
+        Rule("/features/fp8", _any_value("precision")),  # fp8 on top of --bf16
+    ],
+    "use-flash-attn": [Rule("/features/flash-attn", n.when_true("kernel"))],
     "recompute-activations": [Rule("/training/activation_checkpointing", n.to_bool)],
     "recompute-granularity": [Rule("/training/activation_checkpointing", _any_value(True))],
     "exit-duration-in-mins": [Rule("/resources/time_limit_s", _minutes)],

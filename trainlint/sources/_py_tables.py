@@ -73,6 +73,10 @@ NANOGPT_GLOBALS = frozenset({
     "real_data", "profile",
 })  # fmt: skip
 
+# nanoGPT train.py's vocabulary without a dataset meta.pkl: GPT-2's 50257 padded to a multiple
+# of 64 ("defaulting to vocab_size of GPT-2 to 50304 (50257 rounded up for efficiency)").
+NANOGPT_VOCAB = 50304
+
 # Names only a training config uses; generic ones (batch_size, seed) need company to count.
 SPECIFIC_NAMES = (NANOGPT_GLOBALS | set(NAMES)) - {
     "batch_size", "seed", "device", "dtype", "dataset", "compile", "epochs", "num_epochs",
@@ -183,3 +187,16 @@ DS_NAMES = ("ds_config", "deepspeed_config", "ds_cfg", "zero_config")
 DS_DISTINCTIVE = frozenset({
     "zero_optimization", "train_micro_batch_size_per_gpu", "zero_allow_untested_optimizer",
 })  # fmt: skip
+
+# Experimental kernels a training script pulls in (TL501): imported top-level package →
+# feature; calls that compile a CUDA/C++ extension when the script runs.
+FEATURE_IMPORTS = {
+    "flash_attn": "flash-attn", "flash_attn_interface": "flash-attn", "liger_kernel": "liger",
+    "unsloth": "unsloth", "transformer_engine": "transformer-engine",
+}  # fmt: skip
+FEATURE_CALLS = {
+    "torch.utils.cpp_extension.load": "custom-cuda",
+    "torch.utils.cpp_extension.load_inline": "custom-cuda",
+}
+# Handlers that make a guarded import optional: the code's own fallback.
+IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception"})

@@ -64,7 +64,10 @@ TABLE: dict[Path, list[Rule]] = {
     ("distributed_type",): [Rule("/training/parallelism/strategy", _strategy)],
     ("num_processes",): [Rule("/resources/world_size", n.positive_int)],
     ("num_machines",): [Rule("/resources/nodes", n.positive_int)],
-    ("mixed_precision",): [Rule("/training/precision", n.precision)],
+    ("mixed_precision",): [
+        Rule("/training/precision", n.precision),
+        Rule("/features/fp8", lambda value: "precision" if n.precision(value) == "fp8" else None),
+    ],
     ("dynamo_config", "dynamo_backend"): [Rule("/training/compile", _compiled)],
     (_FSDP, "fsdp_sharding_strategy"): [Rule("/training/parallelism/zero_stage", sharding_stage)],
     (_FSDP, "fsdp_reshard_after_forward"): [

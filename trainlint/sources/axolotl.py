@@ -14,7 +14,7 @@ from collections.abc import Collection
 from typing import Any
 
 from trainlint.estimate.catalog import resolve_gpu
-from trainlint.sources import _flat
+from trainlint.sources import _flat, hf_trainer
 from trainlint.sources import normalize as n
 from trainlint.sources._axolotl_keys import CLOUD, KEYS
 from trainlint.sources.accelerate_config import sharding_stage
@@ -65,6 +65,35 @@ def _gpu(value: Any) -> str | None:
     return spec.name if spec else None
 
 
+def _plugin(word: str, kind: str) -> Any:
+    """``plugins: [axolotl.integrations.liger.LigerPlugin]`` → the feature the plugin loads."""
+
+    def convert(value: Any) -> str | None:
+        return kind if any(word in item.lower() for item in n.string_list(value) or []) else None
+
+    return convert
+
+
+# Kernel switches (TL501): each names the experimental kernel it loads; the model's own
+# attention (``sdp_attention``, ``flex_attention``, ``attn_implementation: sdpa``) is none.
+_FLASH = [Rule("/features/flash-attn", n.when_true("kernel"))]
+_LIGER = [Rule("/features/liger", n.when_true("kernel"))]
+FEATURES: dict[Path, list[Rule]] = {
+    ("plugins",): [Rule("/features/liger", _plugin("liger", "kernel"))],  # a liger_* key wins
+    # ``sdp_attention: true`` next to ``flash_attention: true`` states the alternative: axolotl
+    # picks flash-attn first; flipping the flag off runs PyTorch's SDPA with the same config.
+    ("sdp_attention",): [Rule("/fallbacks/flash-attn", n.when_true("sdp_attention"))],
+    ("flash_attention",): _FLASH,
+    ("flash_attn_cross_entropy",): _FLASH,
+    ("flash_attn_rms_norm",): _FLASH,
+    ("flash_attn_fuse_mlp",): _FLASH,
+    ("attn_implementation",): [Rule("/features/flash-attn", hf_trainer.flash_attn)],
+    **{(key,): _LIGER for key in (
+        "liger_rope", "liger_rms_norm", "liger_glu_activation", "liger_swiglu",
+        "liger_layer_norm", "liger_cross_entropy", "liger_fused_linear_cross_entropy")},
+}  # fmt: skip
+
+
 def _fsdp_rules(key: str, rules: list[Rule]) -> dict[Path, list[Rule]]:
     return {("fsdp_config", key): rules, ("fsdp_config", f"fsdp_{key}"): rules}
 
@@ -79,7 +108,10 @@ TABLE: dict[Path, list[Rule]] = {
     ("max_steps",): [Rule("/training/max_steps", n.positive_int)],
     ("bf16",): [Rule("/training/precision", n.when_true("bf16"))],
     ("fp16",): [Rule("/training/precision", n.when_true("fp16"))],
-    ("fp8",): [Rule("/training/precision", n.when_true("fp8"))],
+    ("fp8",): [
+        Rule("/training/precision", n.when_true("fp8")),
+        Rule("/features/fp8", n.when_true("precision")),
+    ],
     ("load_in_8bit",): [Rule("/model/quantization_bits", n.when_true(8))],
     ("load_in_4bit",): [Rule("/model/quantization_bits", n.when_true(4))],
     ("adapter",): [Rule("/model/peft/method", _lower)],
@@ -116,6 +148,7 @@ TABLE: dict[Path, list[Rule]] = {
     ),
     ("tensor_parallel_size",): [Rule("/training/parallelism/tensor", n.positive_int)],
     ("ray_num_workers",): [Rule("/resources/world_size", n.positive_int)],
+    **FEATURES,
 }
 CLOUD_TABLE: dict[Path, list[Rule]] = {
     ("gpu",): [Rule("/resources/gpu/model", _gpu)],

@@ -13,7 +13,7 @@ from trainlint.sources import _flat
 from trainlint.sources import normalize as n
 from trainlint.sources._hf_keys import KNOWN_KEYS as KNOWN_KEYS
 from trainlint.sources.base import Document, Fact, Input, Reference, Role
-from trainlint.sources.structured import Path
+from trainlint.sources.structured import Path, Tree
 from trainlint.sources.table import Rule, describe, facts_for
 
 name = "hf-trainer"
@@ -39,6 +39,13 @@ def _strategy_if_set(kind: str) -> Any:
     return lambda value: kind if value not in (None, False, "", [], {}) else None
 
 
+def flash_attn(value: Any) -> str | None:
+    """``flash_attention_2``/``_3`` or a hub kernel (``kernels-community/flash-attn3``) is the
+    flash-attn kernel; ``sdpa``/``eager``/``flex_attention`` are PyTorch's own (no feature)."""
+    text = (n.to_str(value) or "").lower()
+    return "kernel" if "flash" in text and "flex" not in text else None
+
+
 KEYS: dict[str, list[Rule]] = {
     "per_device_train_batch_size": [Rule("/training/micro_batch_size", n.positive_int)],
     "gradient_accumulation_steps": [Rule("/training/grad_accum_steps", n.positive_int)],
@@ -49,6 +56,8 @@ KEYS: dict[str, list[Rule]] = {
     "optim": n.optimizer_rules(),
     "gradient_checkpointing": [Rule("/training/activation_checkpointing", n.to_bool)],
     "torch_compile": [Rule("/training/compile", n.to_bool)],
+    "attn_implementation": [Rule("/features/flash-attn", flash_attn)],
+    "use_liger_kernel": [Rule("/features/liger", n.when_true("kernel"))],
     "seed": [Rule("/training/seed", n.to_int)],
     "deepspeed": [Rule("/training/parallelism/strategy", _strategy_if_set("deepspeed"))],
     "fsdp": [Rule("/training/parallelism/strategy", _strategy_if_set("fsdp"))],
@@ -125,14 +134,30 @@ def parse(file: Input) -> Document:
     tree = _flat.plain(file.trees[0])
     refs: dict[Path, Role] = {(key,): ref_role for key, ref_role in REFERENCE_KEYS.items()}
     doc.references = _flat.references(tree, refs, file.path)
+    doc.facts += fp32_facts(tree, file.path)
     return doc
+
+
+def fp32_facts(tree: Tree, file: str) -> list[Fact]:
+    """``bf16: false`` and ``fp16: false`` both written: the Trainer trains in fp32 (its
+    default, declared here), located at the later of the two. Not with ``tf32: true`` (TF32
+    tensor-core matmuls are not fp32 speed), and never inferred from the keys' absence."""
+    data = tree.data if isinstance(tree.data, dict) else {}
+    flags = [n.to_bool(data.get(key)) for key in ("bf16", "fp16")]
+    if flags != [False, False] or n.to_bool(data.get("tf32")) is True:
+        return []
+    where = max((_flat.location(tree, (key,), file) for key in ("bf16", "fp16")),
+                key=lambda at: (at.line, at.column))  # fmt: skip
+    return [Fact("/training/precision", "fp32", where)]
 
 
 def keys() -> dict[str, list[str]]:
     """Every key this format reads → the job-model pointers it sets (docs/formats.md)."""
-    return describe({(key,): rules for key, rules in KEYS.items()}) | {
-        key: ["(reference)"] for key in REFERENCE_KEYS
-    }
+    return (
+        describe({(key,): rules for key, rules in KEYS.items()})
+        | {key: ["(reference)"] for key in REFERENCE_KEYS}
+        | {"bf16: false and fp16: false (without tf32: true)": ["/training/precision (fp32)"]}
+    )
 
 
 def cli_key(flag: str) -> str:

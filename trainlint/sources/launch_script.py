@@ -105,7 +105,8 @@ def keys() -> dict[str, list[str]]:
         "CUDA_VISIBLE_DEVICES": ["/resources/gpus_per_node"],
         "the launch command": ["/launcher/kind", "/launcher/entrypoint", "/launcher/command"],
         "flags after the entry script (--save_steps 10)": ["as hf-trainer keys"],
-        "--config, --config_file, --deepspeed, positional *.yaml/*.json, bash/srun/sbatch x.sh": [
+        "--config, --config_file, --job.config_file (torchtitan), --deepspeed, "
+        "positional *.yaml/*.json/*.toml, bash/srun/sbatch x.sh": [
             "(reference)"],
     }  # fmt: skip
 
@@ -217,6 +218,7 @@ def _visible_devices(launch: Launch, script: Script, file: str) -> list[Fact]:
 _CONFIG_FILE = re.compile(r"\.(?:ya?ml|json|toml)$", re.IGNORECASE)
 _REFERENCE_FLAGS: dict[str, Role] = {
     "config": "config", "config_file": "config", "configs": "config",
+    "job.config_file": "config",  # torchtitan: ``-m torchtitan.train --job.config_file x.toml``
     "deepspeed": "deepspeed", "deepspeed_config": "deepspeed",
 }  # fmt: skip
 

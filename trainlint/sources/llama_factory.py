@@ -42,6 +42,13 @@ def _not(value: Any) -> bool | None:
     return None if flag is None else not flag
 
 
+def _flash_attn(value: Any) -> str | None:
+    """``flash_attn: fa2``/``fa3`` forces the flash-attn kernel; ``auto`` picks the best one
+    installed (its own fallback), ``sdpa``/``disabled`` use PyTorch's (no feature)."""
+    text = (n.to_str(value) or "").strip().lower()
+    return "kernel" if text.startswith("fa") else None
+
+
 def _quantization_bits(value: Any) -> int | None:
     bits = n.positive_int(value)
     return bits if bits in (2, 3, 4, 5, 6, 8) else None
@@ -49,7 +56,10 @@ def _quantization_bits(value: Any) -> int | None:
 
 TABLE: dict[Path, list[Rule]] = {
     **hf_trainer.table(),
-    ("fp8",): [Rule("/training/precision", n.when_true("fp8"))],
+    ("fp8",): [
+        Rule("/training/precision", n.when_true("fp8")),
+        Rule("/features/fp8", n.when_true("precision")),
+    ],
     ("pure_bf16",): [Rule("/training/precision", n.when_true("bf16"))],
     ("finetuning_type",): [Rule("/model/peft/method", _peft)],
     ("lora_rank",): [Rule("/model/peft/rank", n.positive_int)],
@@ -57,6 +67,10 @@ TABLE: dict[Path, list[Rule]] = {
     ("quantization_bit",): [Rule("/model/quantization_bits", _quantization_bits)],
     ("disable_gradient_checkpointing",): [Rule("/training/activation_checkpointing", _not)],
     ("ray_num_workers",): [Rule("/resources/world_size", n.positive_int)],
+    ("flash_attn",): [Rule("/features/flash-attn", _flash_attn)],
+    ("enable_liger_kernel",): [Rule("/features/liger", n.when_true("kernel"))],
+    ("use_unsloth",): [Rule("/features/unsloth", n.when_true("kernel"))],
+    ("use_unsloth_gc",): [Rule("/features/unsloth", n.when_true("kernel"))],
     ("tensor_model_parallel_size",): [Rule("/training/parallelism/tensor", n.positive_int)],
     ("pipeline_model_parallel_size",): [Rule("/training/parallelism/pipeline", n.positive_int)],
     # v1 schema

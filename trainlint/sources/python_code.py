@@ -92,7 +92,59 @@ def _read(path: str, text: str) -> _Reading:
     if found.confidence <= 0:
         return _Reading()
     facts = ds_facts + class_facts + module_facts + found.facts  # later wins: calls last
+    facts += _feature_facts(ctx, tree)
     return _Reading(found.confidence, facts, found.references, unknown)
+
+
+def _feature_facts(ctx: Context, tree: ast.Module) -> list[Fact]:
+    """Experimental kernels the file imports (``t.FEATURE_IMPORTS``) or builds at run time
+    (``t.FEATURE_CALLS``) as ``/features/<name>``; an import inside ``try: ... except
+    ImportError:`` has its fallback in that handler (``/fallbacks/<name>``)."""
+    guarded = _guarded_imports(tree)
+    facts: list[Fact] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            modules = [node.module]
+        else:
+            continue
+        for module in modules:
+            feature = t.FEATURE_IMPORTS.get(module.split(".")[0])
+            if feature is None:
+                continue
+            facts.append(Fact(f"/features/{feature}", "kernel", ctx.at(node)))
+            if id(node) in guarded:
+                handler = guarded[id(node)]
+                facts.append(Fact(f"/fallbacks/{feature}", "except ImportError", ctx.at(handler)))
+    for call, _ in ctx.scan.calls:
+        feature = t.FEATURE_CALLS.get(ctx.scan.full_name(call.func))
+        if feature is not None:
+            facts.append(Fact(f"/features/{feature}", "extension", ctx.at(call)))
+    return facts
+
+
+def _guarded_imports(tree: ast.Module) -> dict[int, ast.ExceptHandler]:
+    """Imports in the body of a ``try`` whose handler catches ImportError → that handler."""
+    guarded: dict[int, ast.ExceptHandler] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Try):
+            continue
+        handler = next((h for h in node.handlers if _catches_import_error(h)), None)
+        if handler is None:
+            continue
+        for stmt in node.body:
+            for inner in ast.walk(stmt):
+                if isinstance(inner, (ast.Import, ast.ImportFrom)):
+                    guarded[id(inner)] = handler
+    return guarded
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(isinstance(name, ast.Name) and name.id in t.IMPORT_ERRORS for name in names)
 
 
 def _parse(text: str) -> ast.Module:
@@ -186,7 +238,23 @@ def _nanogpt_facts(ctx: Context, values: dict[str, tuple[Any, ast.Name]]) -> lis
     if interval_target is not None and always is not False:
         rules = [Rule("/checkpoint/every_steps", n.positive_float)]
         facts += facts_for(rules, interval, ctx.at(interval_target))
-    return facts
+    return facts + _nanogpt_vocab(ctx, values)
+
+
+def _nanogpt_vocab(ctx: Context, values: dict[str, tuple[Any, ast.Name]]) -> list[Fact]:
+    """nanoGPT takes the vocabulary from ``data/<dataset>/meta.pkl`` (the character-level
+    sets) or else GPT-2's padded 50304 (train.py, ``init_from = 'scratch'``); no config global
+    sets it. So a scratch model over a non-character dataset gets 50304, a default (``/model/
+    source``), located at the dimension it sizes; ``resume`` and ``gpt2*`` models say nothing."""
+    dims = [values[k][1] for k in ("n_embd", "n_layer") if k in values]
+    init = values.get("init_from", ("scratch", None))[0]
+    dataset = values.get("dataset", ("", None))[0]
+    if not dims or "vocab_size" in values or init != "scratch":
+        return []
+    if not isinstance(dataset, str) or "char" in dataset.lower():
+        return []
+    where = ctx.at(dims[0])
+    return [Fact("/model/vocab", t.NANOGPT_VOCAB, where), Fact("/model/source", "default", where)]
 
 
 def _positive(value: Any) -> bool:
@@ -257,6 +325,8 @@ def keys() -> dict[str, list[str]]:
     described["TrainingArguments/SFTConfig/DPOConfig/...(keyword=literal), module variables "
               "and dataclass fields of those names"] = ["as hf-trainer keys"]  # fmt: skip
     described["nanoGPT gradient_accumulation_steps * batch_size"] = ["/training/global_batch_size"]
+    described["nanoGPT scratch model (n_embd/n_layer, no *_char dataset): vocab 50304"] = [
+        "/model/vocab", "/model/source (default)"]  # fmt: skip
     described["nanoGPT eval_interval (unless always_save_checkpoint = False)"] = [
         "/checkpoint/every_steps"
     ]
@@ -269,6 +339,9 @@ def keys() -> dict[str, list[str]]:
         "TrainingArguments(deepspeed='ds.json'), deepspeed.initialize(config='ds.json')": [
             "(reference)"],
         "torch.compile(...)": ["/training/compile"],
+        "import flash_attn / liger_kernel / unsloth / transformer_engine": [
+            "/features/<name>", "/fallbacks/<name> (inside try/except ImportError)"],
+        "torch.utils.cpp_extension.load(...), load_inline(...)": ["/features/custom-cuda"],
         "torch.autograd.set_detect_anomaly(True), detect_anomaly()": [
             "/logging/anomaly_detection"],
         "torch.profiler.profile(schedule=...), SimpleProfiler/AdvancedProfiler/PyTorchProfiler()": [

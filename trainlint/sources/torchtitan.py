@@ -12,6 +12,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from trainlint.discover import OTHER_TOOLS_TOML
 from trainlint.job import Location, UnknownKey
 from trainlint.sources import normalize as n
 from trainlint.sources import typos
@@ -83,7 +84,10 @@ TABLE: dict[Path, list[Rule]] = {
     ("training", "steps"): [Rule("/training/max_steps", n.positive_int)],
     ("training", "mixed_precision_param"): [Rule("/training/precision", n.precision)],
     ("training", "dtype"): [Rule("/training/precision", n.precision)],
-    ("model", "converters"): [Rule("/training/precision", _fp8)],
+    ("model", "converters"): [
+        Rule("/training/precision", _fp8),
+        Rule("/features/fp8", lambda value: "precision" if _fp8(value) else None),
+    ],
     ("training", "seed"): [Rule("/training/seed", n.to_int)],
     ("training", "enable_cpu_offload"): _OFFLOAD,
     ("training", "compile"): [Rule("/training/compile", n.to_bool)],
@@ -157,10 +161,16 @@ def _tree(text: str) -> Tree:
 
 def recognise(file: Input) -> float:
     """A TOML file with torchtitan's sections: ``[training]`` or ``[parallelism]`` beside
-    ``[job]``/``[model]``/``[checkpoint]``/``[metrics]``; invalid TOML only once it looks so."""
-    if file.suffix != "toml" or len(set(_HEADER.findall(file.text))) < 2:
+    ``[job]``/``[model]``/``[checkpoint]``/``[metrics]``.
+
+    The only TOML reader, so it also stands for TOML itself: an invalid ``.toml`` is a parse
+    error (TL901) as an invalid ``.yaml`` or ``.json`` is, except the files of other tools
+    (``pyproject.toml``, ``Cargo.toml``, ...), which are never read."""
+    if file.suffix != "toml" or file.path.rsplit("/", 1)[-1] in OTHER_TOOLS_TOML:
         return 0.0
-    data = _tree(file.text).data
+    data = _tree(file.text).data  # raises SourceError (TL901) when invalid
+    if len(set(_HEADER.findall(file.text))) < 2:
+        return 0.0
     sections = {key for key, value in data.items() if isinstance(value, dict)}
     hits = len(sections & SECTIONS)
     return 0.95 if hits >= 3 and sections & {"training", "parallelism"} else 0.0
