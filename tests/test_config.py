@@ -58,3 +58,85 @@ def test_forcing_a_format_on_a_non_mapping_is_a_parse_error(in_tmp: Path, text: 
     (in_tmp / ".trainlint.yaml").write_text("formats: {'*.yaml': torchtune}\n")
     job = load_jobs([Path(".")])[0]
     assert job.parse_errors[0].message.startswith("not a torchtune config")
+
+
+def test_ruff_spelling_and_snake_case_are_both_accepted(tmp_path: Path) -> None:
+    (tmp_path / ".trainlint.toml").write_text(
+        'extend-select = ["TL3"]\nfail-on = "error"\n[per-file-ignores]\n"a/*" = ["TL201"]\n'
+    )
+    config = find_config(tmp_path)
+    assert (config.extend_select, config.fail_on) == (["TL3"], "error")
+    assert config.per_file_ignores == {"a/*": ["TL201"]}
+    (tmp_path / ".trainlint.toml").write_text('extend_select = ["TL3"]\n')
+    assert find_config(tmp_path).extend_select == ["TL3"]
+
+
+def test_extend_inherits_and_the_extending_file_wins(tmp_path: Path) -> None:
+    (tmp_path / "base.toml").write_text(
+        'ignore = ["TL301"]\nfail-on = "info"\n'
+        "[params.checkpoint-too-frequent]\nmax_overhead_fraction = 0.1\n"
+        "[params.estimate]\nmfu = 0.3\n"
+    )
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / ".trainlint.toml").write_text(
+        'extend = "../base.toml"\nfail-on = "error"\n[params.estimate]\nmfu = 0.5\n'
+    )
+    config = find_config(tmp_path / "repo")
+    assert (config.ignore, config.fail_on) == (["TL301"], "error")
+    assert config.params == {
+        "checkpoint-too-frequent": {"max_overhead_fraction": 0.1},
+        "estimate": {"mfu": 0.5},
+    }
+
+
+def test_extend_loop_and_missing_base_are_errors(tmp_path: Path) -> None:
+    (tmp_path / "a.toml").write_text('extend = "b.toml"\n')
+    (tmp_path / "b.toml").write_text('extend = "a.toml"\n')
+    (tmp_path / ".trainlint.toml").write_text('extend = "a.toml"\n')
+    with pytest.raises(ConfigError, match="loop"):
+        find_config(tmp_path)
+    (tmp_path / ".trainlint.toml").write_text('extend = "nope.toml"\n')
+    with pytest.raises(ConfigError, match=r"'nope\.toml' is not a trainlint config"):
+        find_config(tmp_path)
+
+
+def test_repo_params_reach_the_estimator(tmp_path: Path) -> None:
+    from tests.conftest import EXAMPLES
+
+    default = load_jobs([EXAMPLES / "llama3-sft"])[0].estimates.step_time_s
+    (tmp_path / ".trainlint.toml").write_text("[params.estimate]\nmfu = 0.2\n")
+    from trainlint.config import find_config as closest
+
+    slower = load_jobs([EXAMPLES / "llama3-sft"], config=closest(tmp_path))[0]
+    assert default and slower.estimates.step_time_s == pytest.approx(2 * default)
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ("[params.no-such-rule]\nx = 1\n", "no rule or parameter group 'no-such-rule'"),
+        ("[params.TL201]\nmax_overhead = 1\n", "unknown parameter 'max_overhead'"),
+        ('[params.estimate]\nmfu = "high"\n', "params.estimate.mfu: 'high' is not"),
+    ],
+)
+def test_bad_params_name_the_key(tmp_path: Path, params: str, message: str) -> None:
+    from tests.conftest import EXAMPLES
+    from trainlint.lint import check
+
+    (tmp_path / ".trainlint.toml").write_text(params)
+    with pytest.raises(ConfigError, match=message):
+        check([EXAMPLES / "gpt2-finetune"], config=find_config(tmp_path))
+
+
+def test_init_writes_a_starter_config_that_validates(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from trainlint.cli import main
+
+    result = CliRunner().invoke(main, ["init", str(tmp_path)])
+    assert result.exit_code == 0
+    config = find_config(tmp_path)
+    assert config.fail_on == "warning" and config.source == tmp_path / ".trainlint.toml"
+    again = CliRunner().invoke(main, ["init", str(tmp_path)])
+    assert again.exit_code == 2 and "--force" in again.output
+    assert CliRunner().invoke(main, ["init", str(tmp_path), "--force"]).exit_code == 0

@@ -6,6 +6,7 @@ Exit codes (STYLE: pre-commit's tiers): 0 clean, 1 findings at or above ``--fail
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -22,12 +23,14 @@ import click
 import yaml
 from rich.console import Console
 from rich.highlighter import RegexHighlighter
+from rich.markdown import Markdown
 from rich.table import Table
 from rich.theme import Theme
 
-from trainlint import __version__
+from trainlint import __version__, suppress
 from trainlint import engine as engines
-from trainlint.errors import TrainlintError
+from trainlint.config import find_config
+from trainlint.errors import ConfigError, TrainlintError
 from trainlint.estimate_view import document as estimate_document
 from trainlint.estimate_view import render_text as render_estimates
 from trainlint.estimate_view import view as estimate_view
@@ -35,8 +38,20 @@ from trainlint.findings import Severity, at_or_above
 from trainlint.formats import catalogue
 from trainlint.lint import check as run_check
 from trainlint.lint import load_jobs
-from trainlint.packs import load_builtin_pack
+from trainlint.packs import (
+    bundle,
+    describe_pack,
+    load_builtin_pack,
+    render_description,
+    scaffold,
+    signing,
+)
+from trainlint.packs.testing import format_result as format_test_result
+from trainlint.packs.testing import run_pack_tests
+from trainlint.policy import load_policy
 from trainlint.report import renderers
+from trainlint.rule_docs import render_rule, rule_params
+from trainlint.starter import STARTER_TOML
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -114,14 +129,20 @@ def main() -> None:
 @click.option(
     "--fail-on",
     type=click.Choice(["error", "warning", "info"]),
-    default="warning",
-    show_default=True,
-    help="Exit 1 when a finding has at least this severity.",
+    default=None,
+    help="Exit 1 when a finding that counts has at least this severity.  [default: the "
+    "config's fail-on, else warning]",
 )
 @click.option(
     "--select",
     multiple=True,
-    help="Rules to run: id, prefix (TL2) or slug; repeatable or comma-separated.",
+    help="Rules to run: id, prefix (TL2) or slug; repeatable or comma-separated. Replaces "
+    "the config's select.",
+)
+@click.option(
+    "--extend-select",
+    multiple=True,
+    help="Rules to run in addition to the selected ones.",
 )
 @click.option(
     "--ignore",
@@ -134,20 +155,76 @@ def main() -> None:
     type=click.Choice(sorted(engines.ENGINES)),
     default=engines.DEFAULT_ENGINE,
     show_default=True,
-    help="Rego engine backend.",
+    help="Rego engine backend (opa: an OPA server's REST API, with --opa-url).",
+)
+@click.option(
+    "--opa-url",
+    metavar="URL",
+    help="OPA server that evaluates the rules (--engine opa), e.g. http://opa:8181; a bearer "
+    "token is read from TRAINLINT_OPA_TOKEN.",
+)
+@click.option(
+    "--namespace",
+    "namespaces",
+    multiple=True,
+    metavar="NS",
+    help="Conftest-style namespace (package) whose deny/violation/warn rules run; repeatable, "
+    "globs allowed (org.*).  [default: main]",
+)
+@click.option(
+    "--all-namespaces",
+    is_flag=True,
+    help="Run the deny/violation/warn rules of every package in the pack.",
+)
+@click.option(
+    "--baseline",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Findings recorded in this baseline file do not count.",
+)
+@click.option(
+    "--write-baseline",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Record the findings that count now in this file, then exit 0.",
+)
+@click.option(
+    "--offline",
+    is_flag=True,
+    help="Use remote packs from the cache only; never touch the network.",
 )
 @handle_errors
 def check(
     paths: tuple[Path, ...],
     fmt: str,
     output: Path | None,
-    fail_on: str,
+    fail_on: str | None,
     select: tuple[str, ...],
+    extend_select: tuple[str, ...],
     ignore: tuple[str, ...],
     engine_name: str,
+    opa_url: str | None,
+    namespaces: tuple[str, ...],
+    all_namespaces: bool,
+    baseline: Path | None,
+    write_baseline: Path | None,
+    offline: bool,
 ) -> None:
     """Check the training jobs under PATHS (default: the current directory)."""
-    report = run_check(list(paths) or [Path(".")], engine_name, _split(select), _split(ignore))
+    if engine_name == "opa" and not opa_url:
+        raise ConfigError("--engine opa needs --opa-url URL (the OPA server)")
+    if opa_url and engine_name != "opa":
+        raise ConfigError("--opa-url is only used with --engine opa")
+    targets = list(paths) or [Path(".")]
+    config = find_config(targets[0])
+    report = run_check(
+        targets, engine_name, _split(select) or None, _split(ignore),
+        extend_select=_split(extend_select), baseline=baseline, config=config,
+        opa_url=opa_url, namespaces=_split(namespaces), all_namespaces=all_namespaces,
+        offline=offline,
+    )  # fmt: skip
+    if write_baseline is not None:
+        written = suppress.write_baseline(report.findings, write_baseline)
+        click.echo(f"Wrote {written} finding(s) to {write_baseline}.")
+        sys.exit(EXIT_ERROR if report.errors else EXIT_CLEAN)
     text = renderers()[fmt](report)
     if output is not None:
         output.write_text(text)
@@ -157,7 +234,9 @@ def check(
         click.echo(text, nl=False)
     if report.errors:
         sys.exit(EXIT_ERROR)
-    sys.exit(EXIT_FINDINGS if at_or_above(report.findings, cast(Severity, fail_on)) else EXIT_CLEAN)
+    threshold = cast(Severity, fail_on or config.fail_on or "warning")
+    counted = [f for f in report.findings if f.suppression is None]
+    sys.exit(EXIT_FINDINGS if at_or_above(counted, threshold) else EXIT_CLEAN)
 
 
 @main.command()
@@ -204,6 +283,141 @@ def estimate(paths: tuple[Path, ...], fmt: str) -> None:
             console.print(table)
     else:
         click.echo(render_estimates(jobs), nl=False)
+
+
+@main.command()
+@click.argument("key")
+@handle_errors
+def rule(key: str) -> None:
+    """Explain one rule (id or slug): what it does, why, an example, the fix, its options."""
+    config = find_config(Path("."))
+    pack = load_policy(config).pack
+    meta = pack.get_rule(key)
+    if meta is None:
+        raise ConfigError(f"unknown rule {key!r} (see `trainlint rules`)")
+    text = render_rule(meta, rule_params(meta, pack))
+    if sys.stdout.isatty():
+        Console().print(Markdown(text))
+    else:
+        click.echo(text, nl=False)
+
+
+@main.command()
+@click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Overwrite an existing .trainlint.toml.")
+@handle_errors
+def init(folder: Path | None, force: bool) -> None:
+    """Write a commented starter .trainlint.toml in FOLDER (default: the current directory)."""
+    target = (folder or Path(".")) / ".trainlint.toml"
+    if target.exists() and not force:
+        raise ConfigError(f"{target} exists (use --force to overwrite it)")
+    target.write_text(STARTER_TOML)
+    click.echo(f"Wrote {target}.")
+
+
+@main.group()
+def pack() -> None:
+    """Build, inspect, test, sign and verify policy packs (OPA bundles)."""
+
+
+@pack.command("init")
+@click.argument("name")
+@click.option("--dir", "directory", type=click.Path(file_okay=False, path_type=Path),
+              help="Where to write the pack.  [default: ./NAME]")  # fmt: skip
+@handle_errors
+def pack_init(name: str, directory: Path | None) -> None:
+    """Write a pack skeleton: manifest, an example rule with tests, params, cases, README."""
+    target = directory or Path(name)
+    written = scaffold.init(name, target)
+    click.echo(f"Wrote pack {name!r} in {target} ({len(written)} files).")
+
+
+@pack.command("build")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="The .tar.gz bundle to write.")  # fmt: skip
+@handle_errors
+def pack_build(directory: Path, output: Path) -> None:
+    """Build DIRECTORY into a deterministic .tar.gz bundle (sign first to ship it signed)."""
+    members = bundle.build(directory, output)
+    digest = hashlib.sha256(output.read_bytes()).hexdigest()
+    click.echo(f"Built {output} ({len(members)} files), sha256 {digest}")
+
+
+@pack.command("inspect")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)  # fmt: skip
+@handle_errors
+def pack_inspect(path: Path, fmt: str) -> None:
+    """Show a pack (directory or .tar.gz): name, revision, roots, rules, params, locks."""
+    desc = describe_pack(path)
+    text = json.dumps(desc, indent=2) + "\n" if fmt == "json" else render_description(desc)
+    click.echo(text, nl=False)
+
+
+_ALGORITHMS = click.Choice(list(signing.ALGORITHMS))
+_KEY_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+@pack.command("sign")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--key", "key_file", type=_KEY_FILE, required=True,
+              help="PEM private key (RS256, ES256) or a file holding the secret.")  # fmt: skip
+@click.option("--algorithm", type=_ALGORITHMS, required=True)
+@click.option("--key-id", help="Key id written into the signature (JWT kid and keyid).")
+@click.option("--scope", help="Scope claim, checked by OPA and by `pack verify --scope`.")
+@handle_errors
+def pack_sign(
+    directory: Path, key_file: Path, algorithm: str, key_id: str | None, scope: str | None
+) -> None:
+    """Write DIRECTORY/.signatures.json (OPA bundle signing); build afterwards."""
+    target = signing.sign(directory, key_file.read_bytes(), algorithm, key_id, scope)
+    click.echo(f"Wrote {target}.")
+
+
+@pack.command("verify")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--key", "key_file", type=_KEY_FILE, required=True,
+              help="PEM public key (RS256, ES256) or a file holding the secret.")  # fmt: skip
+@click.option("--algorithm", type=_ALGORITHMS, help="[default: from the key]")
+@click.option("--key-id", help="Refuse a signature made under another key id.")
+@click.option("--scope", help="The scope the signature must carry.")
+@handle_errors
+def pack_verify(
+    path: Path, key_file: Path, algorithm: str | None, key_id: str | None, scope: str | None
+) -> None:
+    """Check a signed pack: exit 0 when every file matches its signature, 2 with the reason."""
+    signing.verify_bundle(path, key_file.read_bytes(), algorithm, key_id, scope)
+    click.echo(f"{path}: signature verified.")
+
+
+@pack.command("test")
+@click.argument("directory", type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--cases",
+    "case_dirs",
+    multiple=True,
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="Folder of data-driven case files (*.yaml); repeatable.  [default: the pack's "
+    "tests/cases or cases]",
+)
+@click.option(
+    "--engine",
+    "engine_name",
+    type=click.Choice(sorted(name for name, b in engines.ENGINES.items() if not b.remote)),
+    default=engines.DEFAULT_ENGINE,
+    show_default=True,
+    help="Engine for the cases (Rego unit tests always run on regorus).",
+)
+@handle_errors
+def pack_test(directory: Path, case_dirs: tuple[Path, ...], engine_name: str) -> None:
+    """Run a pack's *_test.rego tests (todo_ rules skipped) and its cases; exit 1 on a failure."""
+    report = run_pack_tests(directory, case_dirs, engine_name)
+    for result in report.results:
+        click.echo(format_test_result(result))
+    click.echo(report.summary())
+    sys.exit(EXIT_CLEAN if report.ok else EXIT_FINDINGS)
 
 
 @main.command()

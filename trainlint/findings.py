@@ -7,6 +7,8 @@ ancestor is used, then the job's entry file at line 1.
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Iterable
 from typing import Any, Literal
 
@@ -26,6 +28,17 @@ class Waste(BaseModel):
     usd: float | None = None
 
 
+class Suppression(BaseModel):
+    """Why a finding does not count: it stays in machine-readable reports, marked."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["inline", "file", "per-file-ignores", "waiver", "baseline"]
+    reason: str | None = None
+    approved_by: str | None = None
+    expires: str | None = None
+    source: str | None = Field(default=None, description="file:line of the comment or config")
+
+
 class Finding(BaseModel):
     model_config = ConfigDict(extra="forbid")
     rule: str = Field(description="Stable rule id, e.g. TL201")
@@ -37,6 +50,10 @@ class Finding(BaseModel):
     column: int = Field(ge=1)
     job: str
     waste: Waste | None = None
+    fingerprint: str = Field(
+        default="", description="Stable across line moves: rule, fact pointer, message shape"
+    )
+    suppression: Suppression | None = None
 
 
 def locate(job: Job, pointer: str) -> Location:
@@ -55,13 +72,26 @@ def locate(job: Job, pointer: str) -> Location:
 def make_finding(
     job: Job, rule: str, name: str, severity: Severity, raw: dict[str, Any]
 ) -> Finding:
-    location = locate(job, str(raw.get("pointer", "")))
+    pointer = str(raw.get("pointer", ""))
+    location = locate(job, pointer)
     waste = raw.get("waste")
+    message = str(raw.get("message", name))
     return Finding(
-        rule=rule, name=name, severity=severity, message=str(raw.get("message", name)),
+        rule=rule, name=name, severity=severity, message=message,
         file=location.file, line=location.line, column=location.column, job=job.id,
         waste=Waste.model_validate(waste) if isinstance(waste, dict) else None,
+        fingerprint=fingerprint(rule, pointer, message),
     )  # fmt: skip
+
+
+_NUMBER = re.compile(r"[-+]?[$~]?\d[\d,.]*")
+
+
+def fingerprint(rule: str, pointer: str, message: str) -> str:
+    """A finding's identity without its line or its numbers: a moved line, a re-estimated
+    cost or a new price keep it, a different fact or a different kind of message do not."""
+    shape = _NUMBER.sub("#", " ".join(message.split()))
+    return hashlib.sha256(f"{rule}\0{pointer}\0{shape}".encode()).hexdigest()[:16]
 
 
 def selected(rule: str, name: str, select: Iterable[str], ignore: Iterable[str]) -> bool:

@@ -205,6 +205,42 @@ class Memory(Model):
     total_bytes: float | None = None
     gpu_bytes: float | None = None
     utilization: float | None = None
+    # With activation recomputation switched off; None when the job does not recompute.
+    total_without_recompute_bytes: float | None = None
+    utilization_without_recompute: float | None = None
+
+
+class MemoryFix(Model):
+    """One change that would make a job that does not fit fit its GPU (TL102), cheapest first:
+    ``zero3`` (shard model states), ``recompute`` (full activation checkpointing),
+    ``micro_batch`` (a smaller micro-batch, ``micro_batch_size``, the global batch kept by
+    accumulating more)."""
+
+    change: str
+    total_bytes: float
+    utilization: float
+    micro_batch_size: int | None = None
+
+
+class RecomputeCost(Model):
+    """What full activation recomputation costs: the step time it adds (a second forward)."""
+
+    mode: str | None = None  # full, selective
+    step_time_without_s: float | None = None
+    overhead_fraction: float | None = None  # of the step time
+    overhead_gpu_hours: float | None = None
+    overhead_usd: float | None = None
+
+
+class MixedPrecisionCost(Model):
+    """An fp32 job re-estimated at the GPU's 16-bit tensor-core precision (TL105)."""
+
+    precision: str | None = None  # bf16, else fp16 where the GPU has no bf16
+    peak_ratio: float | None = None  # 16-bit over fp32 dense peak FLOP/s (catalog)
+    step_time_s: float | None = None
+    speedup: float | None = None  # fp32 step time over the 16-bit one
+    saved_gpu_hours: float | None = None
+    saved_usd: float | None = None
 
 
 class Run(Model):
@@ -261,6 +297,9 @@ class Estimates(Model):
     run: Run = Field(default_factory=Run)
     checkpoint: CheckpointCost = Field(default_factory=CheckpointCost)
     alternatives: list[Alternative] = Field(default_factory=list)
+    memory_fixes: list[MemoryFix] = Field(default_factory=list)
+    recompute: RecomputeCost = Field(default_factory=RecomputeCost)
+    mixed_precision: MixedPrecisionCost = Field(default_factory=MixedPrecisionCost)
     sources: dict[str, Source] = Field(default_factory=dict)
     unknown: list[str] = Field(default_factory=list)
     # Inputs the job does not state that were guessed, with the value used (e.g. precision).

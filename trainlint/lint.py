@@ -5,6 +5,7 @@ The CLI is a thin shell around ``check``; nothing here imports click or rich.
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,14 +13,19 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from trainlint import engine as engines
+from trainlint import suppress
 from trainlint.assemble import Workspace, assemble
-from trainlint.config import find_config
+from trainlint.config import RepoConfig, find_config
+from trainlint.conftest_compat import conftest_report_findings, conftest_rule_ids
 from trainlint.discover import discover
 from trainlint.errors import ConfigError, PolicyError
 from trainlint.estimate import EstimateParams, estimate
 from trainlint.findings import Finding, make_finding, selected, sort_key
-from trainlint.job import Job
-from trainlint.packs import Pack, load_builtin_pack
+from trainlint.job import Job, SourceFile
+from trainlint.measurement import attach_measurements, measurement_root
+from trainlint.packs import Pack, RuleMeta
+from trainlint.packs.layering import Violation
+from trainlint.policy import PlacedViolation, Policy, config_line, load_policy
 
 
 class RunError(BaseModel):
@@ -36,16 +42,50 @@ class Report:
     errors: list[RunError] = field(default_factory=list)
 
 
-def load_jobs(paths: Sequence[Path], pack: Pack | None = None) -> list[Job]:
+UNUSED_SUPPRESSION = "unused_suppression"  # TL905's package: it runs after the others
+LOCK_VIOLATION = "lock_violation"  # TL906's, likewise
+GOVERNANCE = frozenset({UNUSED_SUPPRESSION, LOCK_VIOLATION})
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which rules run: ruff's select / extend-select / ignore, from the CLI over the config."""
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    @classmethod
+    def resolve(
+        cls,
+        config: RepoConfig,
+        select: Sequence[str] | None = None,
+        extend_select: Sequence[str] = (),
+        ignore: Sequence[str] = (),
+    ) -> Selection:
+        """``select`` on the command line replaces the config's; the others add to it."""
+        base = list(select) if select is not None else list(config.select or [])
+        extra = [*config.extend_select, *extend_select]
+        chosen = [*(base or (["TL"] if extra else [])), *extra]
+        return cls(tuple(chosen), (*config.ignore, *ignore))
+
+    def runs(self, rule_id: str, slug: str) -> bool:
+        return selected(rule_id, slug, self.select, self.ignore)
+
+
+def load_jobs(
+    paths: Sequence[Path], pack: Pack | None = None, config: RepoConfig | None = None
+) -> list[Job]:
     """Discover, parse and assemble the jobs under ``paths``, with their estimates filled
     from the pack's ``params.estimate`` assumptions."""
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise ConfigError(f"path does not exist: {', '.join(missing)}")
-    params = estimate_params(pack or load_builtin_pack())
-    jobs = assemble(discover(paths), Workspace(config=find_config(paths[0])))
+    config = config or find_config(paths[0])
+    params = estimate_params(pack or load_policy(config).pack)
+    jobs = assemble(discover(paths), Workspace(config=config))
     for job in jobs:
         job.estimates = estimate(job, params)
+    attach_measurements(jobs, measurement_root(paths[0]))
     return jobs
 
 
@@ -59,10 +99,10 @@ def estimate_params(pack: Pack) -> EstimateParams:
         raise PolicyError(f"pack {pack.name!r}: params.estimate: {detail}") from None
 
 
-def check_selectors(selectors: Sequence[str], pack: Pack) -> None:
+def check_selectors(selectors: Sequence[str], known: suppress.Known) -> None:
     """A selector matching no rule is a typo that would silently select nothing (ruff: error)."""
     for selector in selectors:
-        if not any(selected(r.id, r.slug, [selector], []) for r in pack.rules):
+        if not known(selector):
             message = f"unknown rule selector {selector!r}: no rule id, prefix or slug matches"
             raise ConfigError(message)
 
@@ -70,31 +110,143 @@ def check_selectors(selectors: Sequence[str], pack: Pack) -> None:
 def check(
     paths: Sequence[Path],
     engine_name: str = engines.DEFAULT_ENGINE,
-    select: Sequence[str] = (),
+    select: Sequence[str] | None = None,
     ignore: Sequence[str] = (),
     pack: Pack | None = None,
+    *,
+    extend_select: Sequence[str] = (),
+    baseline: Path | None = None,
+    config: RepoConfig | None = None,
+    today: datetime.date | None = None,
+    opa_url: str | None = None,
+    namespaces: Sequence[str] = (),
+    all_namespaces: bool = False,
+    offline: bool = False,
 ) -> Report:
-    """Every finding of the pack's rules on every job under ``paths``, sorted by location."""
-    pack = pack or load_builtin_pack()
-    check_selectors([*select, *ignore], pack)
-    engine = engines.create_engine(engine_name, pack)  # compiled once for the whole run
-    report = Report(jobs=load_jobs(paths, pack))
+    """Every finding of the policy's rules on every job under ``paths``, sorted by location.
+
+    The policy is ``pack`` (default: builtin) under the config's org packs and params. Suppressed
+    findings are kept and marked; TL905 reports suppressions that are unused, malformed or
+    expired, TL906 every attempt to loosen a lock. Conftest-style rules of the selected
+    ``namespaces`` run too.
+    """
+    if config is None:
+        config = find_config(paths[0]) if paths else RepoConfig()
+    policy = load_policy(config, pack, offline=offline)
+    pack = policy.pack
+    selection = Selection.resolve(config, select, extend_select, ignore)
+    conftest_ids = conftest_rule_ids(pack, namespaces, all_namespaces)
+    known = _known(pack, conftest_ids)
+    for selector in [*selection.select, *selection.ignore, *_config_selectors(config)]:
+        if not known(selector):
+            raise ConfigError(
+                f"unknown rule selector {selector!r}: no rule id, prefix or slug matches"
+            )
+    violations = [*policy.violations, *_deselected_locks(config, policy)]
+    engine = engines.create_engine(engine_name, pack, opa_url=opa_url)  # compiled once
+    report = Report(jobs=load_jobs(paths, pack, config))
     rules = {rule.package.rsplit(".", 1)[-1]: rule for rule in pack.rules}
     for job in report.jobs:
         try:
             results = engine.evaluate(job.as_input())
+            conftest = conftest_report_findings(engine, pack, job, namespaces, all_namespaces)
         except PolicyError as exc:
             report.errors.append(RunError(job=job.id, message=str(exc)))
             continue
+        report.findings.extend(conftest)  # namespaces select them, not --select (no TL id)
         for package, raws in results.items():
             rule = rules.get(package)
-            if rule is None or not selected(rule.id, rule.slug, select, ignore):
+            if rule is None or package in GOVERNANCE or not _runs(rule, selection, policy):
                 continue
             report.findings.extend(
                 make_finding(job, rule.id, rule.slug, rule.severity, raw) for raw in raws
             )
-    report.findings = _unique(sorted(report.findings, key=sort_key))
+    findings = _unique(sorted(report.findings, key=sort_key))
+    baseline = baseline or (config.root / config.baseline if config.baseline else None)
+    files = [s.path for job in report.jobs for s in job.sources] + [f.file for f in findings]
+    suppressions = suppress.collect(files, config, known, baseline, today, policy.locks)
+    findings = [suppressions.apply(f) for f in findings]
+    violations += suppressions.lock_violations.values()
+
+    def ran(code: str) -> bool:
+        return any(_runs(r, selection, policy) and selected(r.id, r.slug, [code], [])
+                   for r in pack.rules) or code in conftest_ids  # fmt: skip
+
+    problems = suppressions.unused(ran)
+    findings += _governance(problems, violations, engine, rules, selection, policy, report)
+    report.findings = sorted(findings, key=sort_key)
     return report
+
+
+def _runs(rule: RuleMeta, selection: Selection, policy: Policy) -> bool:
+    """Selected, or locked by an org pack: a locked rule cannot be turned off."""
+    return selection.runs(rule.id, rule.slug) or policy.locks.rule(rule.id) is not None
+
+
+def _deselected_locks(config: RepoConfig, policy: Policy) -> list[PlacedViolation]:
+    """The repo config's select/ignore/per-file-ignores that would turn a locked rule off."""
+    chosen = Selection.resolve(config)
+    placed = []
+    for rule in policy.pack.rules:
+        lock = policy.locks.rule(rule.id)
+        if lock is None or chosen.runs(rule.id, rule.slug):
+            continue
+        matching = [s for s in chosen.ignore if selected(rule.id, rule.slug, [s], [])]
+        needles = matching[:1] or ["select"]
+        detail = f"turns off locked rule {rule.id} ({', '.join(matching) or 'not selected'})"
+        violation = Violation(f"rules.{rule.id}", lock.pack, detail, "the repo config")
+        placed.append(PlacedViolation(violation, config_line(config, needles)))
+    return placed
+
+
+def _config_selectors(config: RepoConfig) -> list[str]:
+    return [code for codes in config.per_file_ignores.values() for code in codes]
+
+
+def _known(pack: Pack, conftest_ids: Sequence[str] = ()) -> suppress.Known:
+    """Whether a selector names a rule: an id, prefix or slug, or a conftest rule id."""
+    return lambda code: (
+        code in conftest_ids or any(selected(r.id, r.slug, [code], []) for r in pack.rules)
+    )
+
+
+def _governance(
+    problems: Sequence[suppress.Problem],
+    violations: Sequence[PlacedViolation],
+    engine: engines.Engine,
+    rules: dict[str, RuleMeta],
+    selection: Selection,
+    policy: Policy,
+    report: Report,
+) -> list[Finding]:
+    """TL905 and TL906: one more evaluation, of the suppression problems and the lock
+    violations alone, after every other rule has run."""
+    if not problems and not violations:
+        return []
+    try:
+        results = engine.evaluate(suppress.problem_inputs(problems, violations))
+    except PolicyError as exc:
+        report.errors.append(RunError(job="governance", message=str(exc)))
+        return []
+    places = {
+        UNUSED_SUPPRESSION: ("suppression_problems", [p.location for p in problems]),
+        LOCK_VIOLATION: ("lock_violations", [v.location for v in violations]),
+    }
+    findings = []
+    for package, (key, locations) in places.items():
+        rule = rules.get(package)
+        if rule is None or not _runs(rule, selection, policy):
+            continue
+        for raw in results.get(package, []):
+            index = int(str(raw.get("pointer", "")).rsplit("/", 1)[-1] or 0)
+            where = locations[index]
+            holder = Job(
+                id=where.file,
+                sources=[SourceFile(path=where.file, format="unknown", role="unknown")],
+                provenance={f"/{key}/{index}": where},
+            )
+            findings.append(make_finding(holder, rule.id, rule.slug, rule.severity, raw))
+    return findings
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:

@@ -90,3 +90,9 @@ test_a_suggestion_as_long_as_the_run_means_save_at_the_end if {
 	some f in findings with input as job
 	endswith(f.message, "; save only at the end of the run, or asynchronously")
 }
+
+test_async_job_is_told_the_write_outlasts_the_interval if {
+	job := object.union(_job, {"checkpoint": {"every_steps": 10, "async": true}})
+	some f in findings with input as job
+	endswith(f.message, "the background write outlasts the interval: save every ≥ 160 steps")
+}

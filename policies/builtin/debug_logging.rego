@@ -1,16 +1,41 @@
 # METADATA
 # title: debug-logging
 # description: |
-#   Debug logging left on in a production run: NCCL_DEBUG=INFO/TRACE logs every collective on
-#   every rank, TORCH_DISTRIBUTED_DEBUG=DETAIL adds consistency checks around every
-#   collective, TORCH_CPP_LOG_LEVEL=INFO and a debug log level flood the logs. They slow every
-#   step and bury real errors. One finding per offending setting; the variables, their values
-#   and the log levels are pack parameters. The cost is an assumed overhead fraction of the
-#   run (overhead_fraction), labelled as assumed.
+#   Fires once per debug setting left on in a training job: an environment variable set to a
+#   debug level, or a framework log level of debug, detail or trace. The variables, their
+#   values and the levels are pack parameters (by default NCCL_DEBUG=INFO/TRACE,
+#   TORCH_DISTRIBUTED_DEBUG=DETAIL/INFO, TORCH_CPP_LOG_LEVEL=INFO), read from launch scripts,
+#   manifests, SkyPilot envs or os.environ. The message names the setting and the fix; the
+#   cost is an assumed share of the run (overhead_fraction), labelled as assumed.
+# related_resources:
+#   - ref: https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/logging.html
+#     description: NCCL logging - VERSION, WARN (production minimum), INFO, TRACE
+#   - ref: https://pytorch.org/docs/stable/distributed.html#debugging-torch-distributed-applications
+#     description: PyTorch, debugging torch.distributed applications (TORCH_DISTRIBUTED_DEBUG)
+#   - ref: https://docs.pytorch.org/docs/stable/debugging_environment_variables.html
+#     description: PyTorch debugging environment variables (TORCH_CPP_LOG_LEVEL)
 # custom:
 #   id: TL302
 #   severity: warning
 #   category: logging
+#   why: |
+#     NCCL_DEBUG=INFO makes every rank write its topology, channel and transport setup and
+#     TRACE logs calls as they happen; TORCH_DISTRIBUTED_DEBUG=DETAIL wraps every collective in
+#     extra consistency checks and logging; TORCH_CPP_LOG_LEVEL=INFO floods the c10 log. On a
+#     multi-node job that is megabytes of log per rank, extra synchronisation on the hot path
+#     and log volume that buries the one warning that matters. These switches are meant for
+#     reproducing a hang, not for a production run that is billed by the GPU-hour.
+#   example: |
+#     # train.slurm
+#     #SBATCH --gres=gpu:h100:8
+#     # Left over from debugging a hang last week.
+#     export NCCL_DEBUG=INFO
+#     srun torchrun --nproc_per_node=8 train.py --config sft.yaml
+#   fix: |
+#     # train.slurm
+#     #SBATCH --gres=gpu:h100:8
+#     export NCCL_DEBUG=WARN
+#     srun torchrun --nproc_per_node=8 train.py --config sft.yaml
 #   remediation: |
 #     Unset the debug variables (or use NCCL_DEBUG=WARN, TORCH_DISTRIBUTED_DEBUG=OFF) and log
 #     at info level; turn debug output on only while reproducing a problem.

@@ -1,17 +1,42 @@
 # METADATA
 # title: log-every-step
 # description: |
-#   Logging metrics every optimizer step forces a host-device sync (loss.item()) and a
-#   reporter write on every step. Each one is small, so the rule is info rather than warning:
-#   its cost is an assumed per-log overhead (overhead_s_per_log), not an estimate from the
-#   job, and per-step logging is often deliberate while debugging a short run. Fires when
-#   logging.every_steps is between 1 and max_every_steps (values below 1 are a fraction of the
-#   run, as in Hugging Face) and the run has at least min_run_steps steps. When the run length
-#   is unknown it still fires, says so, and claims no cost.
+#   Fires when logging.every_steps is between 1 and max_every_steps on a run of at least
+#   min_run_steps steps, or of unknown length. Values below 1 are a fraction of the run, as in
+#   Hugging Face, and never fire; on a run of unknown length the message says so and claims no
+#   cost. Severity is info: the cost is an assumed per-log overhead (overhead_s_per_log) times
+#   the number of logs, not an estimate from the job, and per-step logging is often deliberate
+#   on a short debug run.
+# related_resources:
+#   - ref: https://docs.pytorch.org/tutorials/recipes/recipes/tuning_guide
+#     description: PyTorch performance tuning guide - avoid unnecessary CPU-GPU synchronization (.item(), .cpu(), print of CUDA tensors)
+#   - ref: https://docs.pytorch.org/docs/stable/generated/torch.cuda.set_sync_debug_mode.html
+#     description: torch.cuda.set_sync_debug_mode, to find the synchronizing calls a logging step makes
+#   - ref: https://huggingface.co/docs/transformers/main/en/main_classes/trainer
+#     description: Hugging Face TrainingArguments logging_strategy and logging_steps
 # custom:
 #   id: TL301
 #   severity: info
 #   category: logging
+#   why: |
+#     Logging a metric reads it back to the host: loss.item() blocks the CPU until the GPU has
+#     finished the work queued before it, so the CPU can no longer run ahead and queue the next
+#     step, and the GPU idles while the host formats the record and hands it to each reporter
+#     (W&B, TensorBoard, MLflow). Once per step, that stall is paid thousands of times per run
+#     on every rank, and the per-step curve it buys is noise that a 10-step average shows
+#     better.
+#   example: |
+#     # configs/sft.yaml
+#     model_name_or_path: meta-llama/Meta-Llama-3-8B
+#     max_steps: 2000
+#     logging_steps: 1
+#     report_to: [wandb]
+#   fix: |
+#     # configs/sft.yaml
+#     model_name_or_path: meta-llama/Meta-Llama-3-8B
+#     max_steps: 2000
+#     logging_steps: 10
+#     report_to: [wandb]
 #   remediation: |
 #     Log every 10-100 steps (Hugging Face logging_steps, Lightning log_every_n_steps,
 #     log_interval), and keep per-step metrics on the device until they are logged.

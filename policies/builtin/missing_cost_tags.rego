@@ -1,18 +1,43 @@
 # METADATA
 # title: missing-cost-tags
 # description: |
-#   A job that launches GPUs without the organisation's cost tags (by default team and
-#   project) cannot be attributed in the GPU bill, so nobody owns its spend. Fires once per
-#   launching job that shows it uses GPUs (a distributed launcher from gpu_launchers, or a
-#   known GPU model or count; a plain `python setup.py` is not a GPU job) and lists every
-#   required tag that is absent or empty. Tag keys are compared after the job model's normalisation (lower case, '-' -> '_').
+#   Fires once per GPU job that lacks one of the required cost tags (required_tags, by default
+#   team and project) or leaves it empty; the message lists every missing tag. A job counts as
+#   a GPU job when it has a distributed launcher from gpu_launchers or a known GPU model or
+#   count (a plain `python setup.py` does not). Tags come from SLURM
+#   --account/--partition/--comment k=v, Kubernetes labels and annotations, SkyPilot labels
+#   and trainlint annotations; keys are compared after normalisation (lower case, '-' -> '_').
+# related_resources:
+#   - ref: https://docs.aws.amazon.com/awsaccountbilling/latest/aboutv2/cost-alloc-tags.html
+#     description: AWS, organizing and tracking costs using cost allocation tags
+#   - ref: https://docs.cloud.google.com/bigtable/docs/creating-managing-labels
+#     description: Google Cloud labels - forwarded to billing so charges can be broken down by label
+#   - ref: https://slurm.schedmd.com/sbatch.html#OPT_account
+#     description: Slurm sbatch --account, the account a job's resources are charged to
 # custom:
 #   id: TL401
 #   severity: warning
 #   category: governance
+#   why: |
+#     GPU jobs are the largest line of most ML bills, and cloud billing, Kubecost-style cluster
+#     accounting and Slurm accounting can only split that spend by the tags, labels and
+#     accounts a job carries. An untagged job lands in an unallocated bucket: no team sees its
+#     cost, nobody is asked whether it was worth it, and a forgotten job keeps burning GPUs
+#     without an owner. Tags cannot be added to a run after it was billed.
+#   example: |
+#     # train.slurm
+#     #SBATCH --gres=gpu:h100:8
+#     #SBATCH --comment="team=nlp"
+#     torchrun --standalone --nproc_per_node=8 train.py --config sft.yaml
+#   fix: |
+#     # train.slurm
+#     #SBATCH --gres=gpu:h100:8
+#     #SBATCH --comment="team=nlp,project=llama3-sft"
+#     torchrun --standalone --nproc_per_node=8 train.py --config sft.yaml
 #   remediation: |
-#     Add the missing tags where the job declares them: cluster manifest labels, SkyPilot
-#     labels, or the tags section of the trainlint repo config.
+#     Add the missing tags where the job declares them: Kubernetes metadata labels, SkyPilot
+#     resources.labels, SLURM --comment "team=...,project=...", or a trainlint annotation
+#     (`# trainlint: tag.project=...`, `x-trainlint: {tags: ...}`).
 package trainlint.rules.missing_cost_tags
 
 import rego.v1
@@ -23,22 +48,31 @@ params := data.trainlint.params.missing_cost_tags
 # functions of the same name with different arities (see trainlint/engine/regopy_backend.py).
 
 findings contains finding if {
-	is_string(input.launcher.kind)
+	is_string(_launch)
 	_uses_gpus
 	count(_missing) > 0
 	finding := {
 		"message": concat("", [
 			"missing cost ", _noun, ": ", concat(", ", _missing),
-			"; GPU spend of this ", input.launcher.kind, " job cannot be attributed",
+			"; GPU spend of this ", _launch, " job cannot be attributed",
 		]),
 		"pointer": "/tags",
 	}
 }
 
+# What launches the job: its launcher, else a scheduler manifest (a PyTorchJob, a SkyPilot task)
+# that starts the GPUs whatever command it runs.
+_launch := input.launcher.kind if is_string(input.launcher.kind)
+
+else := _launching[0] if count(_launching) > 0
+
+_launching := [source.format | some source in input.sources; source.format in params.launching_formats]
+
 _missing := [tag | some tag in params.required_tags; not _tagged(tag)]
 
+# Tag keys are normalised by the sources (lower case, "-" → "_"): cost-center is cost_center.
 _tagged(tag) if {
-	value := input.tags[tag]
+	value := input.tags[replace(lower(tag), "-", "_")]
 	is_string(value)
 	trim_space(value) != ""
 }

@@ -47,3 +47,20 @@ test_plain_python_on_a_known_gpu_fires if {
 	job := {"launcher": {"kind": "python"}, "resources": {"gpu": {"model": "A100-80GB"}}, "tags": {}}
 	count(findings) == 1 with input as job
 }
+
+test_hyphenated_required_tag_matches_the_normalised_key if {
+	count(findings) == 0 with input as {
+		"launcher": {"kind": "torchrun"},
+		"tags": {"team": "a", "project": "b", "cost_center": "4711"},
+	}
+		with data.trainlint.params.missing_cost_tags.required_tags as ["team", "project", "cost-center"]
+}
+
+test_a_manifest_without_a_command_still_launches_gpus if {
+	result := findings with input as {
+		"sources": [{"path": "job.yaml", "format": "kubernetes"}],
+		"resources": {"gpus_per_node": 8},
+	}
+	some f in result
+	f.message == "missing cost tags: team, project; GPU spend of this kubernetes job cannot be attributed"
+}

@@ -1,16 +1,43 @@
 # METADATA
 # title: oversized-gpu
 # description: |
-#   The job uses a small share of each GPU's memory while a GPU type with less memory from the
-#   catalog fits it and costs less per run. Memory per GPU, not compute, is what forces a GPU choice; paying for
-#   memory the job never touches is the most direct GPU waste. Fires when
-#   estimates.memory.utilization (estimated or measured) is below min_utilization and at least
-#   one alternative in estimates.alternatives costs at least min_savings_usd less per run
-#   (so tiny runs are not told to move for cents); names the cheapest.
+#   Fires when the job uses less than min_utilization of each GPU's memory and a smaller
+#   catalog GPU fits it for at least min_savings_usd less per run. Memory use is
+#   estimates.memory.utilization, estimated or measured; the savings floor keeps tiny runs
+#   from being told to move for cents. The message names the cheapest such GPU type and count,
+#   its memory use and both run prices; the waste is the saving.
+# related_resources:
+#   - ref: https://huggingface.co/docs/transformers/model_memory_anatomy
+#     description: Hugging Face, model training anatomy - what occupies GPU memory during training
+#   - ref: https://arxiv.org/abs/1910.02054
+#     description: Rajbhandari et al., ZeRO - 16 bytes per parameter for mixed-precision Adam and how sharding divides it
 # custom:
 #   id: TL101
 #   severity: warning
 #   category: hardware
+#   why: |
+#     Cloud and cluster GPUs are billed per GPU-hour whether their memory is used or not, and
+#     the price of a GPU type tracks its memory: in the built-in catalog an A100-80GB costs
+#     ~35% more per hour than an A100-40GB, an H200 ~55% more than an H100. Memory per GPU,
+#     not compute, is usually what forces a GPU choice, so a job that fills a fifth of an 80 GB
+#     card pays the large-card premium on every hour of the run for nothing. A smaller card
+#     that holds the same job with headroom does the same work for less.
+#   example: |
+#     # run.sh
+#     #SBATCH --gres=gpu:8
+#     #SBATCH --constraint=a100-80gb
+#     srun torchrun --nproc-per-node 8 finetune.py \
+#         --model_name_or_path openai-community/gpt2 \
+#         --per_device_train_batch_size 8 --max_seq_length 1024 \
+#         --max_steps 20000 --bf16
+#   fix: |
+#     # run.sh
+#     #SBATCH --gres=gpu:8
+#     #SBATCH --constraint=a100-40gb
+#     srun torchrun --nproc-per-node 8 finetune.py \
+#         --model_name_or_path openai-community/gpt2 \
+#         --per_device_train_batch_size 8 --max_seq_length 1024 \
+#         --max_steps 20000 --bf16
 #   remediation: |
 #     Request the suggested GPU type and count (cluster manifest, SkyPilot accelerators,
 #     launcher --nproc_per_node), or grow the micro-batch to use the memory you pay for.

@@ -232,7 +232,91 @@ AWKWARD = _job(
         "alternatives": [{"gpu": 'L4 "x"', "gpus": 1, "memory_utilization": 0.5, "usd": 1.0}],
     },
 )
-JOBS = [WASTEFUL, CLEAN, EMPTY, UNKNOWN_RUN, PARTIAL, BOUNDARY, HUGE, TINY, AWKWARD]
+
+
+def _variant(base: dict[str, Any], job_id: str, **changes: Any) -> dict[str, Any]:
+    """``base`` with ``changes`` merged into it, key by key at every depth."""
+
+    def merge(old: Any, new: Any) -> Any:
+        if isinstance(old, dict) and isinstance(new, dict):
+            return {**old, **{k: merge(old.get(k), v) for k, v in new.items()}}
+        return new
+
+    return Job.model_validate(merge(base, {**changes, "id": job_id})).as_input()
+
+
+# Measured, slow and noisy: recompute, all-reduce, a stale probe, data loading and debug aids.
+SLOW = _variant(
+    WASTEFUL,
+    "slow",
+    data={"num_workers": 0},
+    eval={"strategy": "steps", "every_steps": 10},
+    logging={"profiler": {"enabled": True, "scheduled": False}, "anomaly_detection": True},
+    env={"CUDA_LAUNCH_BLOCKING": "1"},
+    estimates={
+        "memory": {"total_without_recompute_bytes": 3e10, "utilization_without_recompute": 0.35},
+        "comm": {"allreduce_s": 0.9, "exposed_s": 0.5, "fraction": 0.42},
+        "recompute": {"mode": "full", "step_time_without_s": 0.9, "overhead_fraction": 0.25,
+                      "overhead_gpu_hours": 77.5, "overhead_usd": 310.0},
+        "checkpoint": {"kept": 10_000, "storage_bytes": 1.12e15},
+    },
+    measurements={
+        "fresh": False, "path": ".trainlint/measurements/wasteful.json",
+        "measured_at": "2026-01-01T00:00:00Z", "changed": ["/training/max_steps"],
+        "world_sizes": {"1": {"tokens_per_s": 1000.0},
+                        "8": {"tokens_per_s": 3000, "scaling_efficiency": 0.375}},
+    },
+)  # fmt: skip
+# fp32 at scale, with a fresh probe that found poor scaling and an out-of-memory size.
+HUGE_MEASURED = _variant(
+    HUGE,
+    "huge-measured",
+    training={"precision": "fp32"},
+    estimates={"mixed_precision": {"precision": "bf16", "peak_ratio": 14.76, "step_time_s": 0.2,
+                                   "speedup": 14.76, "saved_gpu_hours": 2.9e7, "saved_usd": 7.2e7}},
+    measurements={"fresh": True, "world_sizes": {
+        "1": {"tokens_per_s": 5e3, "scaling_efficiency": 1.0},
+        "2048": {"tokens_per_s": 6e6, "scaling_efficiency": 0.586},
+        "4096": {"oom": True}}},
+)  # fmt: skip
+# Over budget on spot capacity without checkpoints, experimental kernels, no seed.
+RISKY = _job(
+    "risky",
+    sources=[{"path": "recipe.yaml", "format": "torchtune", "role": "config"}],
+    launcher={"kind": "srun"},
+    budget={"usd": 1000.0, "gpu_hours": 300.0},
+    resources={"gpu": {"model": "H100-80GB"}, "world_size": 8, "spot": True},
+    checkpoint={"strategy": "no"},
+    features=[
+        {"name": "flash-attn", "kind": "kernel"},
+        {"name": "liger", "kind": "kernel", "fallback": "off"},
+        {"name": "muon", "kind": "optimizer"},
+    ],
+    estimates={"gpu": "H100-SXM-80GB", "gpus": 8,
+               "run": {"hours": 38.75, "gpu_hours": 310.0, "usd": 1240.0}},
+)  # fmt: skip
+# TL905's and TL906's input: what the suppression and layering passes found (evaluated after
+# the other rules).
+SUPPRESSIONS = {
+    "id": "suppressions",
+    "lock_violations": [
+        {
+            "lock": "rules.TL401",
+            "pack": 'a "b"',
+            "detail": "ignored ≥ \\",
+            "where": "the repo config",
+        },
+        {"lock": "params.x.y", "pack": "p", "detail": "d"},
+        {"lock": None, "pack": "p", "detail": "d"},
+    ],
+    "suppression_problems": [
+        {"kind": "inline", "problem": "unused", "detail": 'ignore[TL201] "x" ≥ \\'},
+        {"kind": "waiver", "problem": "expired", "detail": "waiver for TL302 expired in 2020"},
+        {"kind": "baseline", "problem": "malformed", "detail": None},
+    ],
+}
+JOBS = [WASTEFUL, CLEAN, EMPTY, UNKNOWN_RUN, PARTIAL, BOUNDARY, HUGE, TINY, AWKWARD, SLOW,
+        HUGE_MEASURED, RISKY, SUPPRESSIONS]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -249,7 +333,9 @@ def results(engines: dict[str, Engine]) -> dict[str, dict[str, Any]]:
 
 def test_both_backends_are_installed_for_the_parity_tests() -> None:
     assert DEFAULT_ENGINE in ENGINES
-    assert set(available_engines()) == set(ENGINES), "install trainlint[test] for parity tests"
+    local = {name for name, backend in ENGINES.items() if not backend.remote}
+    assert set(available_engines()) == local, "install trainlint[test] for parity tests"
+    assert ENGINES["opa"].remote  # an OPA server: tests/packs/test_opa_backend.py
 
 
 @pytest.mark.parametrize("job", JOBS, ids=lambda job: job["id"])

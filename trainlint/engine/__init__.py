@@ -1,7 +1,10 @@
 """Rego engines behind one small interface (DESIGN §1, step 5).
 
 A backend compiles a pack's modules and data once, in its constructor; ``evaluate`` only sets
-the input and queries ``data.trainlint.rules``. Backends are imported on demand, and each
+the input and queries ``data.trainlint.rules``, and ``query`` reads any other document (the
+conftest-style ``data.<namespace>.deny`` rules). The ``opa`` backend is remote: it compiles
+nothing and sends each job to an OPA server (``--opa-url``), so it is not listed by
+``available_engines``. Backends are imported on demand, and each
 imports its Rego library inside its constructor, so ``import trainlint.engine`` stays cheap
 and a missing optional library only matters to whoever asks for that backend. Only this
 package may import a Rego library.
@@ -33,6 +36,10 @@ class Engine(Protocol):
         """Findings of every rule for one job (``Job.as_input()``)."""
         ...
 
+    def query(self, job_input: dict[str, Any], query: str) -> Any:
+        """The value of a reference such as ``data.main.deny`` for one job; None if undefined."""
+        ...
+
 
 @dataclass(frozen=True)
 class Backend:
@@ -41,6 +48,7 @@ class Backend:
     module: str
     library: str
     install: str
+    remote: bool = False  # evaluates on a server: needs its URL, compiles nothing locally
 
 
 ENGINES: dict[str, Backend] = {
@@ -50,23 +58,38 @@ ENGINES: dict[str, Backend] = {
     "regopy": Backend(
         "trainlint.engine.regopy_backend", "regopy", "pip install 'trainlint[regopy]'"
     ),
+    "opa": Backend("trainlint.engine.opa_backend", "httpx", "pip install httpx", remote=True),
 }
 DEFAULT_ENGINE = "regorus"
 
 
 def available_engines() -> list[str]:
-    """The backends whose Rego library imports in this environment, in registry order."""
-    return [name for name, backend in ENGINES.items() if _importable(backend.library)]
+    """The embedded backends whose Rego library imports in this environment, in registry order
+    (a remote backend needs a server, so it is never one of them)."""
+    return [
+        name
+        for name, backend in ENGINES.items()
+        if not backend.remote and _importable(backend.library)
+    ]
 
 
-def create_engine(name: str, pack: Pack) -> Engine:
-    """Compile ``pack`` with the named backend; PolicyError if unknown, missing or invalid."""
+def create_engine(name: str, pack: Pack, *, opa_url: str | None = None) -> Engine:
+    """Compile ``pack`` with the named backend; PolicyError if unknown, missing or invalid.
+
+    ``opa_url`` is the server of a remote backend (required there, unused by the others).
+    """
     backend = ENGINES.get(name)
     if backend is None:
         raise PolicyError(f"unknown engine {name!r}; choose one of: {', '.join(ENGINES)}")
     if not _importable(backend.library):
         raise PolicyError(f"engine {name!r} is not installed: {backend.install}")
-    factory: Callable[[Pack], Engine] = importlib.import_module(backend.module).create
+    module = importlib.import_module(backend.module)
+    if backend.remote:
+        if not opa_url:
+            raise PolicyError(f"engine {name!r} needs the server's URL (--opa-url)")
+        remote: Callable[..., Engine] = module.create
+        return remote(pack, url=opa_url)
+    factory: Callable[[Pack], Engine] = module.create
     return factory(pack)
 
 

@@ -22,7 +22,7 @@ import json
 import re
 from typing import Any
 
-from trainlint.engine.results import findings_by_rule
+from trainlint.engine.results import findings_by_rule, normalise
 from trainlint.errors import PolicyError
 from trainlint.packs import Pack, module_package
 
@@ -61,6 +61,18 @@ class RegopyEngine:
         if text == "undefined":
             return {}
         return findings_by_rule(json.loads(text)["expressions"][0])
+
+    def query(self, job_input: dict[str, Any], query: str) -> Any:
+        """The value of ``query`` (a reference such as ``data.main.deny``) for this job.
+
+        ``query`` compiles the query on each call; conftest-style rules are few and small.
+        """
+        self._guard(self._interpreter.set_input_term, json.dumps(job_input))
+        output = self._guard(self._interpreter.query, query)
+        if not output.ok():
+            raise PolicyError(f"regopy: evaluation failed: {_output_error(output)}")
+        text = str(output)
+        return None if text == "undefined" else normalise(json.loads(text)["expressions"][0])
 
     def _guard(self, method: Any, *args: Any) -> Any:
         """Run a regopy call; RegoError and non-JSON output become PolicyError."""

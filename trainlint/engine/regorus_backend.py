@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from trainlint.engine.results import findings_by_rule, one_line
+from trainlint.engine.results import findings_by_rule, normalise, one_line
 from trainlint.errors import PolicyError
 from trainlint.packs import Pack
 
@@ -39,6 +39,11 @@ class RegorusEngine:
         """Set the job as input and read every rule package's findings."""
         _call(self._engine.set_input_json, json.dumps(job_input))
         return findings_by_rule(_value(_call(self._engine.eval_query_as_json, QUERY)))
+
+    def query(self, job_input: dict[str, Any], query: str) -> Any:
+        """The value of ``query`` (a reference such as ``data.main.deny``) for this job."""
+        _call(self._engine.set_input_json, json.dumps(job_input))
+        return normalise(_value(_call(self._engine.eval_query_as_json, query)))
 
 
 def create(pack: Pack) -> RegorusEngine:

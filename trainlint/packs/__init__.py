@@ -5,6 +5,10 @@ format: a ``# METADATA`` comment line followed by ``# `` lines of YAML) are read
 module* is one whose package sits under ``trainlint.rules``; its package-scope METADATA (the
 block right above ``package``) must carry ``title`` (the slug), ``description`` and ``custom:
 {id, severity, category, remediation}``. Other packages (shared helpers) need none.
+
+A pack is an OPA bundle, a directory or a ``.tar.gz`` (see ``bundle``): an optional
+``.manifest``, ``*.rego`` modules anywhere below its root, ``data.json`` files merged at their
+directory's path, and ``*_test.rego`` tests, which are kept apart and never compiled for checks.
 """
 
 from __future__ import annotations
@@ -19,7 +23,17 @@ from typing import Any, Literal, cast
 
 import yaml
 
+from trainlint import __version__
 from trainlint.errors import PolicyError
+from trainlint.packs.bundle import (
+    Manifest,
+    check_roots,
+    check_version,
+    is_archive,
+    merge_data,
+    parse_manifest,
+    read_bundle,
+)
 from trainlint.resources import bundled
 
 Severity = Literal["error", "warning", "info"]
@@ -44,6 +58,10 @@ class RuleMeta:
     description: str
     remediation: str
     package: str
+    why: str = ""
+    example: str = ""
+    fix: str = ""
+    references: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -55,6 +73,8 @@ class Pack:
     tests: dict[str, str]
     data: dict[str, Any]
     rules: tuple[RuleMeta, ...]
+    manifest: Manifest | None = None
+    origin: str = ""
 
     def get_rule(self, key: str) -> RuleMeta | None:
         """The rule whose id (any case), slug or package name (full or last part) is ``key``."""
@@ -65,17 +85,103 @@ class Pack:
         return None
 
 
-def load_pack(path: Path) -> Pack:
-    """Read a pack directory: every ``*.rego`` below it and ``data.json`` at its root."""
-    if not path.is_dir():
-        raise PolicyError(f"{path}: policy pack not found (expected a directory)")
-    sources = {_rel(file, path): _read(file) for file in sorted(path.rglob("*.rego"))}
+def load_pack(path: Path, origin: str | None = None) -> Pack:
+    """Read a pack: an OPA bundle directory or ``.tar.gz`` (``origin``: how to name it, a path
+    or URL; default the path). Checks the manifest, roots, data and every rule's METADATA."""
+    return pack_from_files(read_bundle(path), origin or str(path), _default_name(path))
+
+
+def pack_from_files(files: dict[str, bytes], origin: str, default_name: str) -> Pack:
+    """A pack from a bundle's files (bundle-relative path -> bytes)."""
+    manifest = parse_manifest(files, origin)
+    check_version(manifest, __version__, origin)
+    sources = {
+        name: _decode(raw, f"{origin}/{name}")
+        for name, raw in sorted(files.items())
+        if name.endswith(".rego")
+    }
+    packages = {name: _package(name, src, origin) for name, src in sources.items()}
+    data = merge_data(files, origin)
+    check_roots(manifest.effective_roots if manifest else [""], packages, data, origin)
     modules = {name: src for name, src in sources.items() if not name.endswith(TEST_SUFFIX)}
     tests = {name: src for name, src in sources.items() if name.endswith(TEST_SUFFIX)}
-    rules = [_rule_meta(path / name, src) for name, src in modules.items()]
+    rules = [_rule_meta(f"{origin}/{name}", src) for name, src in modules.items()]
     metas = tuple(meta for meta in rules if meta is not None)
-    _check_unique(metas, path)
-    return Pack(path.name, modules, tests, _load_data(path / "data.json"), metas)
+    _check_unique(metas, origin)
+    name = (manifest.info.name if manifest else None) or default_name
+    return Pack(name, modules, tests, data, metas, manifest, origin)
+
+
+def _default_name(path: Path) -> str:
+    if is_archive(path):
+        return path.name.removesuffix(".tar.gz").removesuffix(".tgz")
+    return path.name
+
+
+def _package(file: str, source: str, origin: str) -> str:
+    package = module_package(source)
+    if package is None:
+        raise PolicyError(f"{origin}/{file}: no package declaration")
+    return package
+
+
+def describe_pack(path: Path) -> dict[str, Any]:
+    """What ``pack inspect`` shows: identity, roots, rules, params, locks, signature."""
+    from trainlint.packs.signing import is_signed
+
+    pack = load_pack(path)
+    manifest = pack.manifest
+    info = manifest.info if manifest else None
+    trainlint_data = pack.data.get("trainlint", {})
+    return {
+        "name": pack.name,
+        "version": info.version if info else None,
+        "description": info.description if info else None,
+        "min_trainlint_version": info.min_trainlint_version if info else None,
+        "revision": manifest.revision if manifest else None,
+        "roots": manifest.effective_roots if manifest else [""],
+        "origin": pack.origin,
+        "signed": is_signed(path),
+        "rules": [
+            {"id": rule.id, "slug": rule.slug, "severity": rule.severity}
+            for rule in sorted(pack.rules, key=lambda r: r.id)
+        ],
+        "params": trainlint_data.get("params", {}),
+        "locks": trainlint_data.get("locks"),
+    }
+
+
+def render_description(desc: dict[str, Any]) -> str:
+    """``describe_pack`` as text: one fact a line, then rules, params and locks."""
+    version = f" {desc['version']}" if desc["version"] else ""
+    revision = f" (revision {desc['revision']})" if desc["revision"] is not None else ""
+    lines = [
+        f"pack      {desc['name']}{version}{revision}",
+        f"origin    {desc['origin']}",
+        f"roots     {', '.join(repr(root) for root in desc['roots'])}",
+        f"signed    {'yes' if desc['signed'] else 'no'}",
+    ]
+    if desc["min_trainlint_version"]:
+        lines.append(f"requires  trainlint >= {desc['min_trainlint_version']}")
+    lines.append(f"rules     {len(desc['rules'])}")
+    lines += [f"  {r['id']:<10} {r['slug']:<30} {r['severity']}" for r in desc["rules"]]
+    lines.append("params")
+    lines += [f"  {key} = {json.dumps(value)}" for key, value in _flat(desc["params"])]
+    if desc["locks"] is not None:
+        lines.append("locks")
+        lines += [f"  {key} = {json.dumps(value)}" for key, value in _flat(desc["locks"])]
+    return "\n".join(lines) + "\n"
+
+
+def _flat(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    """Nested objects as dotted keys; lists and scalars are leaves."""
+    if isinstance(value, dict) and value:
+        return [
+            item
+            for key, child in value.items()
+            for item in _flat(child, f"{prefix}.{key}" if prefix else str(key))
+        ]
+    return [(prefix, value)] if prefix else []
 
 
 @functools.cache
@@ -109,7 +215,7 @@ def parse_metadata(source: str) -> dict[str, Any] | None:
     return cast("dict[str, Any]", value)
 
 
-def _rule_meta(file: Path, source: str) -> RuleMeta | None:
+def _rule_meta(file: str, source: str) -> RuleMeta | None:
     """RuleMeta for a rule module, None for a helper module; PolicyError naming the file."""
     package = module_package(source)
     if package is None:
@@ -150,7 +256,33 @@ def _validate(metadata: dict[str, Any], package: str) -> RuleMeta:
         description=_text(metadata, "description"),
         remediation=_text(custom, "remediation", "custom.remediation"),
         package=package,
+        why=_optional_text(custom, "why"),
+        example=_optional_text(custom, "example"),
+        fix=_optional_text(custom, "fix"),
+        references=_references(metadata.get("related_resources")),
     )
+
+
+def _optional_text(mapping: dict[str, Any], key: str) -> str:
+    value = mapping.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ValueError(f"METADATA custom.{key} must be a string")
+    return value.strip("\n")
+
+
+def _references(value: Any) -> tuple[str, ...]:
+    """OPA's ``related_resources``: a list of ``{ref, description}`` or plain URLs."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ValueError("METADATA related_resources must be a list")
+    refs = [item.get("ref") if isinstance(item, dict) else item for item in value]
+    urls = tuple(ref for ref in refs if isinstance(ref, str) and ref)
+    if len(urls) != len(refs):
+        raise ValueError("METADATA related_resources entries need a 'ref' URL")
+    return urls
 
 
 def _text(mapping: dict[str, Any], key: str, label: str | None = None) -> str:
@@ -161,7 +293,7 @@ def _text(mapping: dict[str, Any], key: str, label: str | None = None) -> str:
     return value.strip()
 
 
-def _check_unique(rules: Iterable[RuleMeta], root: Path) -> None:
+def _check_unique(rules: Iterable[RuleMeta], root: str) -> None:
     """Ids and slugs are how users select and suppress rules: a repeat would be ambiguous."""
     seen: dict[str, RuleMeta] = {}
     for rule in rules:
@@ -197,25 +329,8 @@ def _uncomment(line: str) -> str:
     return line[2:] if line.startswith("# ") else line[1:]
 
 
-def _load_data(file: Path) -> dict[str, Any]:
-    """The pack's base document; a pack without ``data.json`` has none."""
-    if not file.is_file():
-        return {}
+def _decode(raw: bytes, where: str) -> str:
     try:
-        value = json.loads(_read(file))
-    except json.JSONDecodeError as exc:
-        raise PolicyError(f"{file}: invalid JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise PolicyError(f"{file}: data.json must hold a JSON object")
-    return cast("dict[str, Any]", value)
-
-
-def _read(file: Path) -> str:
-    try:
-        return file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PolicyError(f"{file}: cannot read: {exc}") from None
-
-
-def _rel(file: Path, root: Path) -> str:
-    return file.relative_to(root).as_posix()
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PolicyError(f"{where}: cannot read: {exc}") from None

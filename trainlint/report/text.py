@@ -1,4 +1,7 @@
-"""ruff-like text: one line per finding, ``path:line:col: TL201 [warning] message (cost)``."""
+"""ruff-like text: one line per finding, ``path:line:col: TL201 [warning] message (cost)``.
+
+Suppressed findings are counted in the summary, not listed (the JSON report lists them).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from trainlint.lint import Report
 
 
 def render(report: Report) -> str:
-    lines = [format_finding(f) for f in report.findings]
+    lines = [format_finding(f) for f in report.findings if f.suppression is None]
     lines.extend(f"error: {e.job}: {e.message}" for e in report.errors)
     lines.append(summary(report))
     return "\n".join(lines) + "\n"
@@ -39,13 +42,17 @@ def _amount(value: float) -> str:
 
 def summary(report: Report) -> str:
     jobs = _plural(len(report.jobs), "job")
-    if not report.findings:
-        return f"No findings in {jobs}."
-    counts = Counter(f.severity for f in report.findings)
+    counted = [f for f in report.findings if f.suppression is None]
+    hidden = len(report.findings) - len(counted)
+    suppressed = f" ({hidden} suppressed)" if hidden else ""
+    if not counted:
+        return f"No findings in {jobs}{suppressed}."
+    counts = Counter(f.severity for f in counted)
     by_severity = ", ".join(f"{counts[s]} {s}" for s in ("error", "warning", "info") if counts[s])
-    usd = sum(f.waste.usd for f in report.findings if f.waste and f.waste.usd)
+    usd = sum(f.waste.usd for f in counted if f.waste and f.waste.usd)
     cost = f"; ~${_amount(usd)} per run flagged" if usd else ""
-    return f"Found {_plural(len(report.findings), 'finding')} ({by_severity}) in {jobs}{cost}."
+    found = _plural(len(counted), "finding")
+    return f"Found {found} ({by_severity}) in {jobs}{cost}{suppressed}."
 
 
 def _plural(count: int, word: str) -> str:

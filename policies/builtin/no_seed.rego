@@ -1,0 +1,64 @@
+# METADATA
+# title: no-seed
+# description: |
+#   Fires when a job sets no random seed (training.seed unknown) and one of its formats then
+#   draws a fresh random seed (params.random_by_default). Those are torchtune `seed: null`,
+#   torchtitan's seed and LightningCLI `seed_everything: true`; formats whose framework falls
+#   back to a fixed seed (params.fixed_defaults: HF Trainer, TRL, LLaMA-Factory and axolotl
+#   through TrainingArguments' 42, LitGPT 1337, OLMo 6198, GPT-NeoX and NeMo 1234) never fire:
+#   their default is a seed. The message names the file and the key to set.
+# related_resources:
+#   - ref: https://pytorch.org/docs/stable/notes/randomness.html
+#     description: PyTorch reproducibility notes; seeding is the first requirement.
+#   - ref: https://pytorch.org/torchtune/stable/generated/torchtune.training.set_seed.html
+#     description: torchtune set_seed picks a random seed when seed is None.
+# custom:
+#   id: TL502
+#   severity: info
+#   category: reproducibility
+#   why: |
+#     Weight initialisation of new layers (LoRA adapters, heads), data shuffling and dropout
+#     all draw from the random generators. Without a fixed seed two runs of the same config
+#     differ, so a regression cannot be told from noise and a promising run cannot be
+#     reproduced without paying for it again.
+#   example: |
+#     # lora_finetune.yaml
+#     seed: null
+#     shuffle: True
+#   fix: |
+#     # lora_finetune.yaml
+#     seed: 42
+#     shuffle: True
+#   remediation: |
+#     Set the seed key of the format (torchtune `seed`, torchtitan `[training] seed`,
+#     LightningCLI `seed_everything: 42`) and log it with the run; for bit-exact runs also
+#     enable deterministic algorithms.
+package trainlint.rules.no_seed
+
+import rego.v1
+
+params := data.trainlint.params.no_seed
+
+findings contains finding if {
+	_applies
+	finding := {"message": _message, "pointer": "/training/seed"}
+}
+
+_applies if {
+	not is_number(input.training.seed)
+	count(_random) > 0
+	count(_fixed) == 0
+}
+
+# Sources whose format draws a random seed when none is set, and those that fix one.
+_random := [source | some source in input.sources; params.random_by_default[source.format]]
+
+_fixed := [source | some source in input.sources; params.fixed_defaults[source.format]]
+
+_message := concat("", [
+	"no random seed set: ", _random[0].format, " draws a new random seed on every run when ",
+	_key, " is not set, so two runs of ", _random[0].path, " differ (initialisation, data order, dropout); set ",
+	_key, " in ", _random[0].path,
+]) if _applies
+
+_key := concat("", ["`", params.random_by_default[_random[0].format], "`"]) if _applies

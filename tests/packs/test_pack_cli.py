@@ -1,0 +1,118 @@
+"""``trainlint pack init|build|inspect|sign|verify`` end to end through click."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from trainlint import cli
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(cli.main, list(args), catch_exceptions=False)
+
+
+@pytest.fixture()
+def keys(tmp_path: Path) -> tuple[Path, Path]:
+    private = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private_file, public_file = tmp_path / "private.pem", tmp_path / "public.pem"
+    private_file.write_bytes(
+        private.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.TraditionalOpenSSL,
+            serialization.NoEncryption(),
+        )
+    )
+    public_file.write_bytes(
+        private.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
+    return private_file, public_file
+
+
+def test_init_build_inspect(tmp_path: Path) -> None:
+    pack = tmp_path / "acme"
+    result = run("pack", "init", "acme", "--dir", str(pack))
+    assert result.exit_code == 0 and "Wrote pack 'acme'" in result.output
+    archive = tmp_path / "acme.tar.gz"
+    result = run("pack", "build", str(pack), "-o", str(archive))
+    assert result.exit_code == 0 and "(6 files), sha256 " in result.output
+    result = run("pack", "inspect", str(archive))
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[0] == "pack      acme 0.1.0 (revision 0.1.0)"
+    assert "signed    no" in lines
+    assert "  ACME001    max-gpus-per-job               warning" in lines
+    assert "  max_gpus_per_job.max_gpus = 64" in lines
+    assert "locks" not in lines
+    desc = json.loads(run("pack", "inspect", str(pack), "--format", "json").output)
+    assert desc["roots"] == [
+        "trainlint/rules/max_gpus_per_job",
+        "trainlint/params/max_gpus_per_job",
+    ]
+    assert desc["locks"] is None and desc["rules"][0]["id"] == "ACME001"
+
+
+def test_inspect_shows_locks(tmp_path: Path) -> None:
+    pack = tmp_path / "acme"
+    run("pack", "init", "acme", "--dir", str(pack))
+    manifest = json.loads((pack / ".manifest").read_text())
+    manifest["roots"].append("trainlint/locks")
+    (pack / ".manifest").write_text(json.dumps(manifest))
+    (pack / "trainlint" / "locks").mkdir(parents=True)
+    locks = {"params": {"checkpoint_too_frequent": ["max_overhead"]}}
+    (pack / "trainlint" / "locks" / "data.json").write_text(json.dumps(locks))
+    lines = run("pack", "inspect", str(pack)).output.splitlines()
+    assert lines[lines.index("locks") + 1] == '  params.checkpoint_too_frequent = ["max_overhead"]'
+
+
+def test_init_defaults_to_a_folder_named_after_the_pack(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert run("pack", "init", "acme").exit_code == 0
+    assert (tmp_path / "acme" / ".manifest").is_file()
+    result = run("pack", "init", "acme")
+    assert result.exit_code == 2 and "not an empty directory" in result.output
+
+
+def test_sign_build_verify_and_refuse_tampering(tmp_path: Path, keys: tuple[Path, Path]) -> None:
+    private, public = keys
+    pack = tmp_path / "acme"
+    run("pack", "init", "acme", "--dir", str(pack))
+    result = run("pack", "sign", str(pack), "--key", str(private), "--algorithm", "RS256",
+                 "--key-id", "release")  # fmt: skip
+    assert result.exit_code == 0 and ".signatures.json" in result.output
+    archive = tmp_path / "acme.tar.gz"
+    run("pack", "build", str(pack), "-o", str(archive))
+    assert "signed    yes" in run("pack", "inspect", str(archive)).output.splitlines()
+    result = run("pack", "verify", str(archive), "--key", str(public))
+    assert result.exit_code == 0 and "signature verified" in result.output
+    rule = pack / "max_gpus_per_job.rego"
+    rule.write_text(rule.read_text().replace("> params.max_gpus", ">= 100000"))
+    result = run("pack", "verify", str(pack), "--key", str(public), "--algorithm", "RS256")
+    assert result.exit_code == 2
+    assert "max_gpus_per_job.rego does not match its signed hash" in result.output
+
+
+def test_verify_refuses_an_unsigned_pack(tmp_path: Path, keys: tuple[Path, Path]) -> None:
+    pack = tmp_path / "acme"
+    run("pack", "init", "acme", "--dir", str(pack))
+    result = run("pack", "verify", str(pack), "--key", str(keys[1]))
+    assert result.exit_code == 2 and "is not signed" in result.output
+
+
+def test_hs256_secret_file(tmp_path: Path) -> None:
+    pack, secret = tmp_path / "acme", tmp_path / "secret"
+    secret.write_text("a shared secret of at least thirty-two bytes!\n")
+    run("pack", "init", "acme", "--dir", str(pack))
+    assert (
+        run("pack", "sign", str(pack), "--key", str(secret), "--algorithm", "HS256").exit_code == 0
+    )
+    assert run("pack", "verify", str(pack), "--key", str(secret)).exit_code == 0

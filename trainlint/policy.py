@@ -1,0 +1,135 @@
+"""The policy a run enforces: the builtin pack, the repo config's org packs and its ``params``.
+
+Layering and locks are in :mod:`trainlint.packs.layering`; this module resolves the config's
+pack sources, checks the config's parameter names and kinds (a misspelt rule or key is an error
+naming it, never a setting nobody reads), applies them under the locks, and places every lock
+violation on the config line that caused it, for TL906.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from trainlint.config import RepoConfig
+from trainlint.errors import ConfigError
+from trainlint.job import Location
+from trainlint.packs import Pack, load_builtin_pack, load_pack
+from trainlint.packs.layering import Locks, Violation, layer, override_params, with_params
+
+
+@dataclass(frozen=True)
+class PlacedViolation:
+    violation: Violation
+    location: Location
+
+
+@dataclass
+class Policy:
+    pack: Pack
+    locks: Locks = field(default_factory=Locks)
+    violations: list[PlacedViolation] = field(default_factory=list)
+
+
+def load_policy(config: RepoConfig, base: Pack | None = None, *, offline: bool = False) -> Policy:
+    """``base`` (default: the builtin pack) under the config's org packs and params."""
+    packs = [base or load_builtin_pack(), *_org_packs(config, offline)]
+    pack, locks, layered = layer(packs)
+    params = config_params(pack, config)
+    merged, rejected = override_params(_params(pack), params, locks, "the repo config")
+    placed = [PlacedViolation(v, _pack_line(config, v)) for v in layered]
+    placed += [PlacedViolation(v, _param_line(config, v)) for v in rejected]
+    return Policy(with_params(pack, merged), locks, placed)
+
+
+def config_params(pack: Pack, config: RepoConfig) -> dict[str, dict[str, Any]]:
+    """The config's ``params`` keyed by the pack's parameter groups (a rule's package name, or
+    ``estimate``), after checking every group, key and value kind exists in the pack."""
+    current = _params(pack)
+    result: dict[str, dict[str, Any]] = {}
+    for name, values in config.params.items():
+        rule = pack.get_rule(name)
+        group = rule.package.rsplit(".", 1)[-1] if rule else name.replace("-", "_")
+        if group not in current:
+            raise ConfigError(f"{config.source}: params: no rule or parameter group {name!r}")
+        for key, value in values.items():
+            _check_param(current[group], key, value, f"params.{name}", config)
+        result[group] = dict(values)
+    return result
+
+
+def _check_param(
+    base: dict[str, Any], key: str, value: Any, where: str, config: RepoConfig
+) -> None:
+    if key not in base:
+        known = ", ".join(sorted(base)) or "none"
+        raise ConfigError(f"{config.source}: {where}: unknown parameter {key!r} (known: {known})")
+    if not _same_kind(base[key], value):
+        message = f"{where}.{key}: {value!r} is not the kind of value {base[key]!r} is"
+        raise ConfigError(f"{config.source}: {message}")
+
+
+def _same_kind(old: Any, new: Any) -> bool:
+    """JSON kinds match; numbers are one kind, and a null default takes a number or a null."""
+    number = (int, float)
+    if old is None:
+        return new is None or (isinstance(new, number) and not isinstance(new, bool))
+    if isinstance(old, bool) or isinstance(new, bool):
+        return isinstance(old, bool) and isinstance(new, bool)
+    if isinstance(old, number):
+        return isinstance(new, number) or new is None
+    return isinstance(new, type(old))
+
+
+def _org_packs(config: RepoConfig, offline: bool) -> list[Pack]:
+    if not config.packs:
+        return []
+    from trainlint.packs.fetch import resolve  # httpx only when a config lists packs
+
+    return [load_pack(resolve(source, config.root, offline=offline)) for source in config.packs]
+
+
+def _params(pack: Pack) -> dict[str, Any]:
+    value = pack.data.get("trainlint", {}).get("params", {})
+    return value if isinstance(value, dict) else {}
+
+
+def config_line(config: RepoConfig, needles: Sequence[str]) -> Location:
+    """The first config line that mentions every needle (a key, a value), else its first line;
+    good enough to point a reader at a setting in a small, hand-written file."""
+    if config.source is None:
+        return Location(file="<config>", line=1, column=1)
+    try:
+        lines = config.source.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        lines = []
+    for wanted in (needles, needles[:1]):
+        for number, line in enumerate(lines, start=1):
+            if wanted and all(needle in line for needle in wanted):
+                column = line.index(wanted[0]) + 1
+                return Location(file=_display(config.source), line=number, column=column)
+    return Location(file=_display(config.source), line=1, column=1)
+
+
+def _param_line(config: RepoConfig, violation: Violation) -> Location:
+    key = violation.lock.rsplit(".", 1)[-1]
+    return config_line(config, [key])
+
+
+def _pack_line(config: RepoConfig, violation: Violation) -> Location:
+    """The config line that lists the pack which tried to loosen the lock."""
+    name = violation.where.removeprefix("pack ").strip("'")
+    for source in config.packs:
+        spelled = source.path or source.url or source.entry_point or ""
+        if name and name in spelled:
+            return config_line(config, [spelled])
+    return config_line(config, ["packs"])
+
+
+def _display(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return path.as_posix()
