@@ -116,3 +116,10 @@ def test_hs256_secret_file(tmp_path: Path) -> None:
         run("pack", "sign", str(pack), "--key", str(secret), "--algorithm", "HS256").exit_code == 0
     )
     assert run("pack", "verify", str(pack), "--key", str(secret)).exit_code == 0
+
+
+def test_cli_spells_the_signing_algorithms_of_the_signing_module() -> None:
+    from trainlint.cli import SIGNING_ALGORITHMS
+    from trainlint.packs.signing import ALGORITHMS
+
+    assert tuple(ALGORITHMS) == SIGNING_ALGORITHMS
