@@ -9,6 +9,7 @@ import datetime
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -40,6 +41,10 @@ class Report:
     findings: list[Finding] = field(default_factory=list)
     jobs: list[Job] = field(default_factory=list)
     errors: list[RunError] = field(default_factory=list)
+    rules: tuple[RuleMeta, ...] = ()
+    """The rules that ran (the effective pack's), for reports that describe them (SARIF)."""
+    params: dict[str, Any] = field(default_factory=dict)
+    """The effective ``data.trainlint.params``: rule options as the layers set them."""
 
 
 UNUSED_SUPPRESSION = "unused_suppression"  # TL905's package: it runs after the others
@@ -144,7 +149,9 @@ def check(
             )
     violations = [*policy.violations, *_deselected_locks(config, policy)]
     engine = engines.create_engine(engine_name, pack, opa_url=opa_url)  # compiled once
-    report = Report(jobs=load_jobs(paths, pack, config))
+    running = tuple(rule for rule in pack.rules if _runs(rule, selection, policy))
+    params = pack.data.get("trainlint", {}).get("params", {})
+    report = Report(jobs=load_jobs(paths, pack, config), rules=running, params=params)
     rules = {rule.package.rsplit(".", 1)[-1]: rule for rule in pack.rules}
     for job in report.jobs:
         try:

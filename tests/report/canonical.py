@@ -1,0 +1,35 @@
+"""The one canonical report every reporter's golden file is rendered from.
+
+It is a real run over the bundled examples with a repo config that waives one finding (so a
+suppressed finding is present) and a fixed date, copied to a temporary folder so paths are
+stable: ``examples/...`` relative to the working directory.
+"""
+
+from __future__ import annotations
+
+import datetime
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES
+from trainlint.lint import Report, check
+
+CONFIG = """\
+[[waivers]]
+rule = "TL302"
+path = "examples/llama3-sft/*"
+reason = "NCCL traces for the interconnect ticket"
+approved_by = "platform-team"
+expires = 2027-01-31
+"""
+
+
+def canonical_report(root: Path, monkeypatch: pytest.MonkeyPatch) -> Report:
+    """Copy the job examples under ``root``, chdir there and check them."""
+    for name in ("llama3-sft", "gpt2-finetune"):
+        shutil.copytree(EXAMPLES / name, root / "examples" / name)
+    (root / ".trainlint.toml").write_text(CONFIG)
+    monkeypatch.chdir(root)
+    return check([Path("examples")], today=datetime.date(2026, 11, 29))
