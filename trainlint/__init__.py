@@ -1,8 +1,5 @@
 """trainlint: a policy-as-code linter for ML training jobs."""
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("trainlint")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0+source"
+# The one place the version is written: hatchling reads it for the package metadata
+# ([tool.hatch.version] in pyproject.toml), so importing trainlint costs no metadata lookup.
+__version__ = "0.1.0"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from trainlint import __version__
 from trainlint.errors import PolicyError
 from trainlint.packs import load_builtin_pack, load_pack
 from trainlint.packs.bundle import Limits, build, check_version, read_archive, root_contains
@@ -79,10 +80,8 @@ def test_builtin_pack_has_a_manifest() -> None:
     pack = load_builtin_pack()
     assert pack.manifest is not None and pack.name == "builtin"
     assert pack.manifest.roots == ["trainlint"]
-    pyproject = (Path(__file__).parents[2] / "pyproject.toml").read_text()
-    version = re.search(r'^version = "([^"]+)"', pyproject, re.MULTILINE)
-    assert version and pack.manifest.revision == version.group(1)
-    assert pack.manifest.info.version == version.group(1)
+    assert pack.manifest.revision == __version__  # bump the manifest with the version
+    assert pack.manifest.info.version == __version__
     assert pack.origin.endswith("builtin")
 
 
