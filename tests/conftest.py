@@ -11,6 +11,20 @@ EXAMPLES = REPO / "examples"
 CORPUS = REPO.parent / "shared" / "corpus"
 
 
+# CI variables that change what the CLI does (GitHub annotations, step summaries, PR comments):
+# tests set them when they mean to, so the suite behaves the same on a laptop and on CI.
+CI_ENVIRONMENT = (
+    "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_TOKEN", "GITHUB_API_URL", "GITHUB_BASE_REF",
+    "GITLAB_TOKEN", "CI_JOB_TOKEN", "CI_API_V4_URL", "TRAINLINT_OPA_TOKEN",
+)  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def _no_ci_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in CI_ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture
 def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Run the test from an empty temporary directory (paths in reports are cwd-relative)."""

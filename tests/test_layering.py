@@ -1,7 +1,8 @@
 """Architecture contracts (STYLE: conftest's separation): who may import what.
 
-Only engine/ imports a Rego library, only cli imports click/rich, nothing imports torch yet
-(the probe will), and the check path never imports a user's code.
+Only engine/ imports a Rego library, only cli imports click/rich, only the probe imports torch,
+and the check path never imports a user's code: the probe alone runs a job, and only when a
+user asks for it (`trainlint probe --mode entrypoint`, DESIGN §8).
 """
 
 from __future__ import annotations
@@ -60,10 +61,30 @@ def calls_in(path: Path) -> set[str]:
     return names - {""}
 
 
+PROBE = PACKAGE / "probe"
+
+
 def test_nothing_executes_or_imports_user_code() -> None:
     for path in PACKAGE.rglob("*.py"):
+        if path.is_relative_to(PROBE):
+            continue  # runs the job by request; test_check_never_imports_the_probe keeps it apart
         used = calls_in(path)
         registry = path.name == "__init__.py" or path.parent.name == "engine"
         if registry and used <= {"import_module"}:
             continue  # registries import their own modules and backends' libraries by name
         assert not used, f"{path.relative_to(REPO)} calls {sorted(used)}"
+
+
+def test_check_never_imports_the_probe() -> None:
+    """The code that executes jobs is unreachable from the linter's import graph."""
+    for path in PACKAGE.rglob("*.py"):
+        if path.is_relative_to(PROBE) or path.name == "cli.py":
+            continue  # cli imports the probe inside the `probe` command only
+        tree = ast.parse(path.read_text())
+        modules = {node.module for node in ast.walk(tree)
+                   if isinstance(node, ast.ImportFrom) and node.module}  # fmt: skip
+        modules |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                    for alias in node.names}  # fmt: skip
+        # the schema generator (a dev tool, off the check path) renders the measurement model
+        allowed = {"trainlint.probe.result"} if path == PACKAGE / "schema.py" else set()
+        assert not any(m.startswith("trainlint.probe") for m in modules - allowed), path

@@ -35,10 +35,11 @@ from trainlint.estimate_view import render_text as render_estimates
 from trainlint.estimate_view import view as estimate_view
 from trainlint.findings import Severity, at_or_above
 from trainlint.formats import catalogue
+from trainlint.lint import Report, load_jobs
 from trainlint.lint import check as run_check
-from trainlint.lint import load_jobs
 from trainlint.packs import bundle, describe_pack, load_builtin_pack, render_description
 from trainlint.policy import load_policy
+from trainlint.report import github as github_report
 from trainlint.report import renderers
 from trainlint.rule_docs import render_rule, rule_params
 from trainlint.starter import STARTER_TOML
@@ -111,7 +112,11 @@ def main() -> None:
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(list(renderers())),
+    default=None,
+    help="Report format.  [default: github when GITHUB_ACTIONS=true, else text]",
 )
 @click.option(
     "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here."
@@ -181,10 +186,18 @@ def main() -> None:
     is_flag=True,
     help="Use remote packs from the cache only; never touch the network.",
 )
+@click.option(
+    "--diff",
+    "diff_base",
+    metavar="BASE_REF",
+    help="Check only the jobs touched since the merge base of BASE_REF and HEAD (working "
+    "tree included), at both revisions; report new and fixed findings and the cost change. "
+    "Only new findings count for the exit code.",
+)
 @handle_errors
 def check(
     paths: tuple[Path, ...],
-    fmt: str,
+    fmt: str | None,
     output: Path | None,
     fail_on: str | None,
     select: tuple[str, ...],
@@ -197,6 +210,7 @@ def check(
     baseline: Path | None,
     write_baseline: Path | None,
     offline: bool,
+    diff_base: str | None = None,
 ) -> None:
     """Check the training jobs under PATHS (default: the current directory)."""
     if engine_name == "opa" and not opa_url:
@@ -205,6 +219,16 @@ def check(
         raise ConfigError("--opa-url is only used with --engine opa")
     targets = list(paths) or [Path(".")]
     config = find_config(targets[0])
+    if diff_base is not None:
+        if write_baseline is not None:
+            raise ConfigError("--write-baseline cannot be combined with --diff")
+        options = dict(
+            engine_name=engine_name, select=_split(select) or None, ignore=_split(ignore),
+            extend_select=_split(extend_select), baseline=baseline, opa_url=opa_url,
+            namespaces=_split(namespaces), all_namespaces=all_namespaces, offline=offline,
+        )  # fmt: skip
+        threshold = cast(Severity, fail_on or config.fail_on or "warning")
+        sys.exit(check_diff(targets, diff_base, fmt, output, threshold, options))
     report = run_check(
         targets, engine_name, _split(select) or None, _split(ignore),
         extend_select=_split(extend_select), baseline=baseline, config=config,
@@ -215,7 +239,10 @@ def check(
         written = suppress.write_baseline(report.findings, write_baseline)
         click.echo(f"Wrote {written} finding(s) to {write_baseline}.")
         sys.exit(EXIT_ERROR if report.errors else EXIT_CLEAN)
+    fmt = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     text = renderers()[fmt](report)
+    if fmt == "github":
+        append_step_summary(report)
     if output is not None:
         output.write_text(text)
     elif fmt == "text" and sys.stdout.isatty():
@@ -227,6 +254,49 @@ def check(
     threshold = cast(Severity, fail_on or config.fail_on or "warning")
     counted = [f for f in report.findings if f.suppression is None]
     sys.exit(EXIT_FINDINGS if at_or_above(counted, threshold) else EXIT_CLEAN)
+
+
+def check_diff(
+    targets: list[Path], base: str, fmt: str | None, output: Path | None,
+    threshold: Severity, options: dict[str, Any],
+) -> int:  # fmt: skip
+    """``check --diff``: text = the new findings and a summary, json = the DiffReport,
+    markdown = the PR comment; any other format renders the head's new findings only."""
+    from trainlint.diff import diff_check
+    from trainlint.report import markdown, text
+
+    diff = diff_check(targets, base, **options)
+    fmt = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    if fmt == "json":
+        rendered = diff.model_dump_json(indent=2) + "\n"
+    elif fmt == "markdown":
+        rendered = markdown.render_comment(diff)
+    elif fmt == "text":
+        lines = [text.format_finding(f) for f in diff.new]
+        lines += [f"error: {e.side}: {e.job}: {e.message}" for e in diff.errors]
+        rendered = "\n".join([*lines, markdown.diff_line(diff)]) + "\n"
+    else:
+        rendered = renderers()[fmt](diff.head_report_new_only())
+        if fmt == "github":
+            append_step_summary(diff.head_report_new_only())
+    if output is not None:
+        output.write_text(rendered)
+    elif fmt == "text" and sys.stdout.isatty():
+        console = Console(highlighter=FindingHighlighter(), theme=THEME)
+        console.print(rendered, end="", soft_wrap=True)
+    else:
+        click.echo(rendered, nl=False)
+    if diff.errors:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if at_or_above(diff.new, threshold) else EXIT_CLEAN
+
+
+def append_step_summary(report: Report) -> None:
+    """In GitHub Actions, add the job summary (every finding) to the step's summary file."""
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if path:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(github_report.job_summary(report))
 
 
 @main.command()
@@ -439,6 +509,120 @@ def formats() -> None:
     for info in catalogue():
         examples = ", ".join(info.examples)
         click.echo(f"{info.name:<16} {info.role:<11} {examples}")
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--github", "host_kind", flag_value="github", help="Post on a GitHub pull request.")
+@click.option("--gitlab", "host_kind", flag_value="gitlab", help="Post on a GitLab merge request.")
+@click.option("--repo", help="GitHub repository OWNER/NAME.")
+@click.option("--pr", type=int, help="GitHub pull request number.")
+@click.option("--project", help="GitLab project id or path (group/project).")
+@click.option("--mr", type=int, help="GitLab merge request IID.")
+@click.option("--base", help="Base ref to diff against.  [default: $GITHUB_BASE_REF or the PR's]")
+@click.option(
+    "--behavior",
+    type=click.Choice(["update", "new", "delete-and-new"]),
+    default="update",
+    show_default=True,
+    help="update: edit our comment (nothing sent when unchanged); new: always add one; "
+    "delete-and-new: delete ours, then add one.",
+)
+@click.option(
+    "--body-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Post this prepared markdown instead of computing the diff comment.",
+)
+@click.option("--dry-run", is_flag=True, help="Print the body; send nothing.")
+@handle_errors
+def comment(
+    paths: tuple[Path, ...],
+    host_kind: str | None,
+    repo: str | None,
+    pr: int | None,
+    project: str | None,
+    mr: int | None,
+    base: str | None,
+    behavior: str,
+    body_file: Path | None,
+    dry_run: bool,
+) -> None:
+    """Post the cost-diff comment on a pull request or merge request (GITHUB_TOKEN/GITLAB_TOKEN)."""
+    from trainlint.comment import post, sync
+
+    kind, target, number = post.target(host_kind, repo, pr, project, mr)
+    host = None if dry_run else post.open_host(kind, target, number, os.environ)
+    if body_file is not None:
+        body = body_file.read_text(encoding="utf-8")
+    else:
+        ref = post.base_ref(kind, base, os.environ, host)
+        body = post.diff_body(paths, ref, post.link_base(kind, target, os.environ))
+    if host is None:
+        click.echo(body, nl=not body.endswith("\n"))
+        return
+    outcome = sync(host, body, post.marker(), post.as_behavior(behavior))
+    where = outcome.comment.url if outcome.comment and outcome.comment.url else host.label
+    click.echo(f"trainlint: comment {outcome.action}: {where}", err=True)
+
+
+@main.command()
+@click.argument("job_path", type=click.Path(exists=True, path_type=Path))
+@click.option("--gpus", type=click.IntRange(min=1), help="The job's world size (default: its own).")
+@click.option("--nodes", type=click.IntRange(min=1), help="Nodes (one node only for now).")
+@click.option("--world-sizes", "world_sizes", help="Comma-separated sizes (default: 1,<gpus>).")
+@click.option("--warmup", type=click.IntRange(min=0), default=3, show_default=True)
+@click.option("--steps", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option(
+    "--mode", type=click.Choice(["synthetic", "entrypoint"]), default="synthetic",
+    show_default=True,
+)  # fmt: skip
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Folder to write to.")
+@click.option(
+    "--timeout", "timeout_s", type=click.FloatRange(min=1), default=600.0, show_default=True,
+    help="Seconds per world size before every rank is ended.",
+)  # fmt: skip
+@click.option(
+    "--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True
+)
+@click.option("--layers", type=click.IntRange(min=1), help="Stand-in dimension (synthetic).")
+@click.option("--hidden", type=click.IntRange(min=1), help="Stand-in dimension (synthetic).")
+@click.option("--heads", type=click.IntRange(min=1), help="Stand-in dimension (synthetic).")
+@click.option("--vocab", type=click.IntRange(min=1), help="Stand-in dimension (synthetic).")
+@click.option("--seq-len", type=click.IntRange(min=1), help="Stand-in dimension (synthetic).")
+@click.option("--micro-batch", type=click.IntRange(min=1), help="Stand-in micro-batch.")
+@handle_errors
+def probe(
+    job_path: Path,
+    gpus: int | None,
+    nodes: int | None,
+    world_sizes: str | None,
+    warmup: int,
+    steps: int,
+    mode: str,
+    out: Path | None,
+    timeout_s: float,
+    device: str,
+    **dims: int | None,
+) -> None:
+    """Measure a job's step time, memory and scaling with short torchrun runs."""
+    from trainlint.probe import probe as run_probe
+
+    sizes = None
+    if world_sizes:
+        try:
+            sizes = [int(part) for part in _split((world_sizes,))]
+        except ValueError:
+            raise ConfigError(f"--world-sizes {world_sizes!r}: comma-separated integers") from None
+    overrides = {k: v for k, v in dims.items() if v is not None}
+    err = Console(stderr=True, soft_wrap=True)
+    path, result = run_probe(
+        job_path, world_sizes=sizes, gpus=gpus, nodes=nodes, warmup=warmup, steps=steps,
+        mode=mode, out=out, timeout_s=timeout_s, device=device, overrides=overrides,
+        progress=lambda line: err.print(f"trainlint probe: {line}", highlight=False),
+    )  # fmt: skip
+    for note in result.notes:
+        err.print(f"trainlint probe: note: {note}", highlight=False)
+    click.echo(f"trainlint: measurement written to {path}")
 
 
 def first_sentence(text: str) -> str:

@@ -88,9 +88,9 @@ def load_jobs(
     config = config or find_config(paths[0])
     params = estimate_params(pack or load_policy(config).pack)
     jobs = assemble(discover(paths), Workspace(config=config))
+    attach_measurements(jobs, measurement_root(paths[0]))  # first: estimates use them
     for job in jobs:
         job.estimates = estimate(job, params)
-    attach_measurements(jobs, measurement_root(paths[0]))
     return jobs
 
 

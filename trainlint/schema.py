@@ -11,8 +11,10 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from trainlint.diff import DiffReport
 from trainlint.estimate_view import EstimateReport
 from trainlint.job import Job
+from trainlint.probe.result import Measurement
 from trainlint.report.json_ import JsonReport
 from trainlint.resources import bundled
 
@@ -20,6 +22,8 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "job.schema.json": Job,
     "findings.schema.json": JsonReport,
     "estimate.schema.json": EstimateReport,
+    "diff.schema.json": DiffReport,
+    "measurement.schema.json": Measurement,
 }
 
 

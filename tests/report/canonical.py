@@ -10,11 +10,14 @@ from __future__ import annotations
 import datetime
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import EXAMPLES
+from trainlint.findings import Finding
 from trainlint.lint import Report, check
+from trainlint.packs import RuleMeta, load_builtin_pack
 
 CONFIG = """\
 [[waivers]]
@@ -33,3 +36,19 @@ def canonical_report(root: Path, monkeypatch: pytest.MonkeyPatch) -> Report:
     (root / ".trainlint.toml").write_text(CONFIG)
     monkeypatch.chdir(root)
     return check([Path("examples")], today=datetime.date(2026, 11, 29))
+
+
+def builtin_rule(rule_id: str) -> RuleMeta:
+    rule = load_builtin_pack().get_rule(rule_id)
+    assert rule is not None
+    return rule
+
+
+def finding(**changes: Any) -> Finding:
+    """A hand-made TL201 finding, for reporter tests that need one odd field."""
+    values: dict[str, Any] = {
+        "rule": "TL201", "name": "checkpoint-too-frequent", "severity": "warning",
+        "message": "checkpoint every 10 steps", "file": "jobs/train.yaml", "line": 12,
+        "column": 3, "job": "jobs/train.yaml", "fingerprint": "d88f4c3d28f9aa68",
+    }  # fmt: skip
+    return Finding(**{**values, **changes})

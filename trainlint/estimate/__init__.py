@@ -8,6 +8,9 @@ docs/estimates.md.
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 from trainlint.estimate.catalog import (
     GpuSpec,
     ModelSpecEntry,
@@ -62,6 +65,29 @@ def _record_inputs(inp: Inputs, led: Ledger) -> None:
         led.missing("price_per_gpu_hour")
 
 
+def measured_step_time(job: Job, world: int | None) -> float | None:
+    """The median step time a fresh probe measured at the job's world size, or None.
+
+    A measurement run with stand-in dimensions (``workload.overrides``), one that ran out of
+    memory, or a stale one (its fingerprint no longer matches: ``fresh`` false) gives None.
+    """
+    m: dict[str, Any] = job.measurements
+    if world is None or m.get("fresh") is not True:
+        return None
+    workload = m.get("workload")
+    if isinstance(workload, dict) and workload.get("overrides"):
+        return None
+    sizes = m.get("world_sizes")
+    entry = sizes.get(str(world)) if isinstance(sizes, dict) else None
+    if not isinstance(entry, dict) or entry.get("oom") is True:
+        return None
+    step = entry.get("step_time_s")
+    median = step.get("median") if isinstance(step, dict) else None
+    if isinstance(median, bool) or not isinstance(median, int | float) or median <= 0:
+        return None
+    return float(median)
+
+
 def estimate(job: Job, params: EstimateParams | None = None) -> Estimates:
     """Memory per GPU, step time, checkpoint cost, run cost and cheaper GPUs for ``job``."""
     p = params or EstimateParams()
@@ -71,6 +97,10 @@ def estimate(job: Job, params: EstimateParams | None = None) -> Estimates:
     memory = job_memory(inp, p, led)
     per_node = job.resources.gpus_per_node if (job.resources.gpus_per_node or 0) > 0 else None
     compute = job_compute(inp, p, led, per_node)
+    measured = measured_step_time(job, inp.hw.world.value if inp.hw.world else None)
+    if measured is not None:  # a fresh probe at this world size replaces the estimate
+        step = led.put("step_time_s", measured, "measured")
+        compute = dataclasses.replace(compute, step_time_s=step)
     steps = run_steps(job.training, inp, compute.tokens_per_step, led)
     checkpoint = job_checkpoint(job.checkpoint, inp, p, led, steps, compute.step_time_s)
     saving_s = (checkpoint.saves or 0) * (checkpoint.save_s or 0.0)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
 import re
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -37,6 +36,7 @@ from trainlint.errors import ConfigError, TrainlintError
 from trainlint.lint import check
 from trainlint.packs import Pack, load_builtin_pack, load_pack, module_package
 from trainlint.packs.layering import layer
+from trainlint.workdir import working_directory
 
 Status = Literal["passed", "failed", "skipped"]
 CASE_DIRS = ("tests/cases", "cases")
@@ -204,7 +204,7 @@ def run_case(
     with _folder(workdir) as root:
         write_case(root, case)
         try:
-            with _chdir(root):
+            with working_directory(root):
                 report = check(
                     [Path(".")], engine_name, select=case.get("select", [rule]), pack=pack
                 )
@@ -250,17 +250,6 @@ def format_result(result: TestResult) -> str:
     if result.status == "failed" and result.detail:
         line += "\n      " + " ".join(result.detail.split())
     return line
-
-
-@contextlib.contextmanager
-def _chdir(path: Path) -> Iterator[None]:
-    """``contextlib.chdir`` (Python 3.11) for 3.10."""
-    previous = Path.cwd()
-    os.chdir(path)
-    try:
-        yield
-    finally:
-        os.chdir(previous)
 
 
 @contextlib.contextmanager

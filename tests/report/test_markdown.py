@@ -1,0 +1,105 @@
+"""The markdown reporter (check report) and the PR comment body, including truncation."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.report.canonical import canonical_report
+from trainlint.diff import DiffReport, JobCost, JobDiff
+from trainlint.findings import Finding, Waste
+from trainlint.report import renderers
+from trainlint.report.markdown import MARKER, render, render_comment
+
+
+def test_golden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, golden: object) -> None:
+    text = render(canonical_report(tmp_path, monkeypatch))
+    assert "| ⚠️ | TL201 `checkpoint-too-frequent` |" in text
+    assert "8\N{MULTIPLICATION SIGN} H100-SXM" in text and "1 suppressed" in text
+    golden("report_markdown.md", text)  # type: ignore[operator]
+
+
+def test_discovered_as_a_format() -> None:
+    assert renderers()["markdown"] is render
+
+
+def finding(index: int, severity: str = "warning", **changes: object) -> Finding:
+    fields: dict[str, object] = dict(
+        rule="TL201", name="checkpoint-too-frequent", severity=severity,
+        message=f"checkpoint every {index} steps | with a pipe <b>and html</b> @someone",
+        file=f"jobs/job{index % 40}/train.sh", line=index % 300 + 1, column=1,
+        job=f"jobs/job{index % 40}/train.sh", waste=Waste(gpu_hours=1.5, usd=5.25),
+        fingerprint=f"{index:016x}",
+    )  # fmt: skip
+    fields.update(changes)
+    return Finding.model_validate(fields)
+
+
+def synthetic(findings: int, jobs: int = 40) -> DiffReport:
+    severities = ["error", "warning", "info"]
+    return DiffReport(
+        base="origin/main", base_commit="0123456789abcdef0123456789abcdef01234567",
+        changed_files=[f"jobs/job{i}/train.sh" for i in range(jobs)],
+        jobs=[JobDiff(job=f"jobs/job{i}/train.sh", status="modified",
+                      before=JobCost(gpu="H100-SXM", gpus=8, hours=3.0, gpu_hours=24.0, usd=84.0),
+                      after=JobCost(gpu="H100-SXM", gpus=8, hours=9.0, gpu_hours=72.0, usd=252.0),
+                      new=findings // jobs) for i in range(jobs)],
+        new=[finding(i, severities[i % 3]) for i in range(findings)],
+        fixed=[finding(i + findings) for i in range(findings // 2)],
+        unchanged=[finding(i + 2 * findings) for i in range(findings)],
+        usd_before=84.0 * jobs, usd_after=252.0 * jobs,
+    )  # fmt: skip
+
+
+def well_formed(body: str) -> None:
+    assert body.startswith(MARKER + "\n")
+    assert body.count("<details>") == body.count("</details>")
+    assert body.count("```") % 2 == 0
+    for line in body.splitlines():
+        if line.startswith("|"):
+            assert line.endswith("|") and line.count("|") - line.count("\\|") == 4, line
+
+
+def test_header_and_tables() -> None:
+    body = render_comment(synthetic(6, jobs=2))
+    well_formed(body)
+    assert "### trainlint: +$336 per run (+200%)" in body
+    assert "| $ per run | $84 | $252 (+$168, +200%) |" in body
+    assert "| GPUs | 8{X} H100-SXM | 8{X} H100-SXM |".format(X="\N{MULTIPLICATION SIGN}") in body
+    assert "xychart-beta" in body and "bar [252, 84, 252, 84]" not in body
+    assert "#### 🛑 New errors (2)" in body and "✅ Fixed (3)" in body
+    assert "\\| with a pipe &lt;b&gt;and html&lt;/b&gt; &#64;someone" in body
+
+
+def test_links() -> None:
+    base = "https://github.com/acme/train/blob/abc123/"
+    body = render_comment(synthetic(3, jobs=1), link_base=base)
+    assert f"]({base}jobs/job1/train.sh#L2)" in body
+    assert "](jobs/job1/train.sh#L2)" in render_comment(synthetic(3, jobs=1))
+
+
+def test_no_cost_change() -> None:
+    diff = synthetic(1, jobs=1)
+    diff.jobs[0].after = diff.jobs[0].before
+    diff.usd_after = diff.usd_before
+    assert "### trainlint: no cost change" in render_comment(diff)
+
+
+def test_five_thousand_findings_fit() -> None:
+    diff = synthetic(5000)
+    body = render_comment(diff)
+    assert len(body) <= 65536
+    well_formed(body)
+    assert "### trainlint: +$6,720 per run (+200%)" in body
+    assert "left out to fit" in body and "Unchanged findings" not in body
+    more = [int(n) for n in re.findall(r"… and (\d+) more finding", body)]
+    assert more and sum(more) >= 5000 // 2  # both lists were cut, with their counts
+
+
+@pytest.mark.parametrize("limit", [20000, 3000, 800])
+def test_any_limit(limit: int) -> None:
+    body = render_comment(synthetic(5000), limit=limit)
+    assert len(body) <= limit
+    well_formed(body)

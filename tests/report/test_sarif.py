@@ -1,0 +1,274 @@
+"""SARIF reporter: the official 2.1.0 schema, GitHub code scanning's requirements, stability."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+import trainlint
+from tests.conftest import REPO
+from tests.report.canonical import builtin_rule, canonical_report, finding
+from trainlint.cli import main
+from trainlint.findings import Finding, Suppression, Waste
+from trainlint.lint import Report, RunError
+from trainlint.packs import RuleMeta
+from trainlint.report import renderers, sarif
+
+SCHEMA = REPO.parent / "shared" / "schemas" / "sarif-schema-2.1.0.json"
+PINNED_VERSION = "0.1.0"  # the golden file must not change with every release
+
+
+@pytest.fixture
+def pinned_version(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(trainlint, "__version__", PINNED_VERSION)
+
+
+@pytest.fixture(scope="module")
+def validator() -> jsonschema.protocols.Validator:
+    """The official schema, offline: it declares draft-04 and has no external ``$ref``."""
+    if not SCHEMA.exists():
+        pytest.skip(f"official SARIF schema not found at {SCHEMA}")
+    schema = json.loads(SCHEMA.read_text())
+    assert "http" not in "".join(_refs(schema)), "the schema must validate without network"
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+def _refs(node: Any) -> list[str]:
+    if isinstance(node, dict):
+        own = [node["$ref"]] if isinstance(node.get("$ref"), str) else []
+        return own + [ref for value in node.values() for ref in _refs(value)]
+    if isinstance(node, list):
+        return [ref for value in node for ref in _refs(value)]
+    return []
+
+
+def github_problems(log: dict[str, Any]) -> list[str]:
+    """What GitHub's "SARIF support for code scanning" page requires (no empty strings)."""
+    problems = []
+
+    def need(value: Any, what: str, limit: int | None = None) -> None:
+        if not isinstance(value, (str, int)) or value == "":
+            problems.append(f"missing {what}")
+        elif limit is not None and isinstance(value, str) and len(value) > limit:
+            problems.append(f"{what} longer than {limit}")
+
+    need(log.get("$schema"), "$schema")
+    if log.get("version") != "2.1.0":
+        problems.append("version is not 2.1.0")
+    for run in log["runs"]:
+        driver = run["tool"]["driver"]
+        need(driver.get("name"), "driver.name")
+        rules = driver["rules"]
+        for rule in rules:
+            need(rule.get("id"), "rule.id")
+            need(rule.get("name"), f"{rule.get('id')}.name", 255)
+            need(rule["shortDescription"].get("text"), f"{rule['id']}.shortDescription", 1024)
+            need(rule["fullDescription"].get("text"), f"{rule['id']}.fullDescription", 1024)
+            need(rule["help"].get("text"), f"{rule['id']}.help.text")
+            if rule["defaultConfiguration"]["level"] not in ("note", "warning", "error"):
+                problems.append(f"{rule['id']}: bad default level")
+        for result in run["results"]:
+            need(result["message"].get("text"), "result.message.text")
+            if not 1 <= len(result["locations"]) <= 10:
+                problems.append("a result needs 1 to 10 locations")
+            physical = result["locations"][0]["physicalLocation"]
+            need(physical["artifactLocation"].get("uri"), "artifactLocation.uri")
+            need(physical["region"].get("startLine"), "region.startLine")
+            if not result.get("partialFingerprints"):
+                problems.append("missing partialFingerprints")
+            if rules[result["ruleIndex"]]["id"] != result["ruleId"]:
+                problems.append(f"ruleIndex of {result['ruleId']} points elsewhere")
+    return problems
+
+
+def render(report: Report) -> dict[str, Any]:
+    log: dict[str, Any] = json.loads(sarif.render(report))
+    return log
+
+
+def test_canonical_report_matches_golden(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, golden: Any, pinned_version: None
+) -> None:
+    report = canonical_report(tmp_path, monkeypatch)
+    text = sarif.render(report)
+    golden("report_sarif.json", text)
+    assert str(tmp_path) not in text  # no absolute paths
+    assert sarif.render(report) == text  # rendering twice gives the same bytes
+
+
+def test_canonical_report_is_valid_sarif_for_github(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    validator: jsonschema.protocols.Validator,
+) -> None:
+    report = canonical_report(tmp_path, monkeypatch)
+    log = render(report)
+    errors = sorted(validator.iter_errors(log), key=lambda e: list(e.path))
+    assert not errors, [f"{list(e.path)}: {e.message}" for e in errors]
+    assert github_problems(log) == []
+    run = log["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    assert [rule["id"] for rule in rules] == sorted(rule.id for rule in report.rules)
+    assert len(run["results"]) == len(report.findings)
+    assert all(not r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+               .startswith("/") for r in run["results"])  # fmt: skip
+
+
+def test_rule_descriptor_comes_from_the_rule_metadata_and_docs() -> None:
+    rule = _rule("TL201")
+    log = render(Report(rules=(rule,), params={"checkpoint_too_frequent": {"min_steps": 7}}))
+    (descriptor,) = log["runs"][0]["tool"]["driver"]["rules"]
+    assert descriptor["id"] == "TL201"
+    assert descriptor["name"] == "checkpoint-too-frequent"
+    description = " ".join(rule.description.split())
+    assert description.startswith(descriptor["shortDescription"]["text"])
+    assert descriptor["shortDescription"]["text"].endswith(".")
+    assert descriptor["fullDescription"]["text"] == description[:1024]
+    assert descriptor["help"]["markdown"].startswith("# checkpoint-too-frequent (TL201)")
+    assert "`min_steps` = `7`" in descriptor["help"]["markdown"]
+    assert descriptor["defaultConfiguration"] == {"level": "warning"}
+    assert descriptor["properties"]["tags"] == [rule.category]
+    assert "security-severity" not in descriptor["properties"]  # cost rules are not security
+    assert "helpUri" not in descriptor
+
+
+def test_result_fields(validator: jsonschema.protocols.Validator) -> None:
+    finding = _finding(waste=Waste(gpu_hours=49.97, usd=174.88), severity="info")
+    log = render(Report(findings=[finding], rules=(_rule("TL201"),)))
+    validator.validate(log)
+    (result,) = log["runs"][0]["results"]
+    assert result["ruleId"] == "TL201"
+    assert result["ruleIndex"] == 0
+    assert result["level"] == "note"
+    assert result["message"]["text"] == "checkpoint every 10 steps (~50 GPU-h, ~$175 per run)"
+    assert result["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "jobs/train.yaml", "uriBaseId": "%SRCROOT%"},
+        "region": {"startLine": 12, "startColumn": 3, "endLine": 12},
+    }
+    assert result["properties"] == {
+        "job": "jobs/train.yaml",
+        "waste": {"gpu_hours": 49.97, "usd": 174.88},
+    }
+    assert "suppressions" not in result
+    assert log["runs"][0]["invocations"] == [{"executionSuccessful": True}]
+
+
+def test_fingerprint_is_stable_across_lines_and_distinct_per_job() -> None:
+    def fingerprint(**changes: Any) -> str:
+        result = render(Report(findings=[_finding(**changes)]))["runs"][0]["results"][0]
+        return str(result["partialFingerprints"][sarif.FINGERPRINT_KEY])
+
+    assert fingerprint() == fingerprint(line=40, column=9)
+    assert fingerprint() != fingerprint(job="jobs/other.yaml")
+    assert fingerprint() != fingerprint(fingerprint="0123456789abcdef")
+
+
+@pytest.mark.parametrize(
+    ("kind", "expected"),
+    [("inline", "inSource"), ("file", "inSource"), ("per-file-ignores", "external"),
+     ("waiver", "external"), ("baseline", "external")],
+)  # fmt: skip
+def test_suppressions(kind: str, expected: str, validator: jsonschema.protocols.Validator) -> None:
+    suppression = Suppression(kind=kind, reason="known", approved_by="ops", source="a.yaml:3")  # type: ignore[arg-type]
+    log = render(Report(findings=[_finding(suppression=suppression)]))
+    validator.validate(log)
+    (entry,) = log["runs"][0]["results"][0]["suppressions"]
+    assert entry["kind"] == expected
+    assert entry["status"] == "accepted"
+    assert entry["justification"] == "known"
+    assert entry["properties"] == {"trainlintKind": kind, "approvedBy": "ops", "source": "a.yaml:3"}
+
+
+def test_suppression_without_reason_has_no_empty_justification() -> None:
+    finding = _finding(suppression=Suppression(kind="baseline"))
+    entry = render(Report(findings=[finding]))["runs"][0]["results"][0]["suppressions"][0]
+    assert "justification" not in entry
+    assert entry["kind"] == "external"
+
+
+def test_rules_only_findings_name_get_a_minimal_descriptor(
+    validator: jsonschema.protocols.Validator,
+) -> None:
+    conftest = _finding(rule="main.deny", name="main.deny", severity="error")
+    log = render(Report(findings=[conftest, _finding()], rules=(_rule("TL201"),)))
+    validator.validate(log)
+    assert github_problems(log) == []
+    run = log["runs"][0]
+    assert [rule["id"] for rule in run["tool"]["driver"]["rules"]] == ["TL201", "main.deny"]
+    minimal = run["tool"]["driver"]["rules"][1]
+    assert minimal["name"] == "main.deny"
+    assert minimal["defaultConfiguration"] == {"level": "error"}
+    by_rule = {result["ruleId"]: result["ruleIndex"] for result in run["results"]}
+    assert by_rule == {"TL201": 0, "main.deny": 1}
+
+
+def test_errors_are_tool_execution_notifications(
+    validator: jsonschema.protocols.Validator,
+) -> None:
+    errors = [RunError(job="jobs/b.yaml", message="cannot parse"), RunError(job="a", message="x")]
+    log = render(Report(errors=errors))
+    validator.validate(log)
+    (invocation,) = log["runs"][0]["invocations"]
+    assert invocation["executionSuccessful"] is False
+    notes = invocation["toolExecutionNotifications"]
+    assert [note["message"]["text"] for note in notes] == ["a: x", "jobs/b.yaml: cannot parse"]
+    assert all(note["level"] == "error" for note in notes)
+
+
+@pytest.mark.parametrize(
+    ("file", "uri"),
+    [
+        ("examples/llama3 sft/train.yaml", "examples/llama3%20sft/train.yaml"),
+        ("jobs/#1/ü.yaml", "jobs/%231/%C3%BC.yaml"),
+        ("./jobs/a:b.yaml", "jobs/a%3Ab.yaml"),
+        ("../sibling/train.yaml", "../sibling/train.yaml"),
+    ],
+)
+def test_artifact_uris_are_relative_posix_and_percent_encoded(file: str, uri: str) -> None:
+    assert sarif.artifact_uri(file) == uri
+
+
+def test_absolute_paths_become_relative(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert sarif.artifact_uri(str(tmp_path / "jobs" / "train.yaml")) == "jobs/train.yaml"
+    outside = sarif.artifact_uri(str(tmp_path.parent / "x.yaml"))
+    assert outside == "../x.yaml"
+
+
+def test_semantic_version_only_when_the_version_is_semver(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(trainlint, "__version__", "0.2.0.dev3")
+    driver = render(Report())["runs"][0]["tool"]["driver"]
+    assert driver["version"] == "0.2.0.dev3"
+    assert "semanticVersion" not in driver
+    monkeypatch.setattr(trainlint, "__version__", "0.2.0")
+    assert render(Report())["runs"][0]["tool"]["driver"]["semanticVersion"] == "0.2.0"
+
+
+def test_long_descriptions_are_clipped_to_githubs_limit() -> None:
+    long = RuleMeta(**{**vars(_rule("TL201")), "description": "word " * 400})
+    descriptor = render(Report(rules=(long,)))["runs"][0]["tool"]["driver"]["rules"][0]
+    assert len(descriptor["fullDescription"]["text"]) == 1024
+    assert len(descriptor["shortDescription"]["text"]) <= 1024
+
+
+def test_format_is_registered_and_offered_by_the_cli() -> None:
+    assert renderers()["sarif"] is sarif.render
+    result = CliRunner().invoke(main, ["check", "--help"])
+    assert "sarif" in result.output
+
+
+def _rule(rule_id: str) -> RuleMeta:
+    return builtin_rule(rule_id)
+
+
+def _finding(**changes: Any) -> Finding:
+    return finding(**{"message": "checkpoint every\n  10 steps", **changes})

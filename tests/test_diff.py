@@ -1,0 +1,219 @@
+"""Diff mode against a real git repository built in tmp_path (no global git config used)."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES
+from trainlint.diff import DiffReport, diff_check
+from trainlint.errors import ConfigError
+from trainlint.report.markdown import MARKER, render_comment
+
+TODAY = datetime.date(2026, 11, 29)
+SLURM = "examples/llama3-sft/train.slurm"
+GPT2 = "examples/gpt2-finetune/run.sh"
+FIXED_DATE = "2026-11-01T12:00:00+00:00"
+
+
+def git(repo: Path, *args: str) -> str:
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(repo),  # no user config
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_AUTHOR_DATE": FIXED_DATE,
+        "GIT_COMMITTER_DATE": FIXED_DATE,
+    }
+    identity = ["-c", "user.name=Test", "-c", "user.email=test@example.com"]
+    config = ["-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"]
+    done = subprocess.run(["git", *identity, *config, *args], cwd=repo, env=env,
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    return done.stdout
+
+
+def set_save_steps(repo: Path, steps: int) -> None:
+    script = repo / SLURM
+    script.write_text(re.sub(r"--save_steps \d+", f"--save_steps {steps}", script.read_text()))
+
+
+def commit(repo: Path, message: str) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Both examples committed, the llama job checkpointing every 500 steps (TL201 quiet)."""
+    root = tmp_path / "repo"
+    for name in ("llama3-sft", "gpt2-finetune"):
+        shutil.copytree(EXAMPLES / name, root / "examples" / name)
+    set_save_steps(root, 500)
+    git(root, "init", "-q")
+    commit(root, "base")
+    git(root, "branch", "base")
+    monkeypatch.chdir(root)
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    return root
+
+
+def run(paths: list[str] | None = None, base: str = "base") -> DiffReport:
+    return diff_check([Path(p) for p in paths or ["."]], base, today=TODAY)
+
+
+def checkpoint_change(repo: Path) -> DiffReport:
+    set_save_steps(repo, 10)
+    commit(repo, "checkpoint more often")
+    return run()
+
+
+def test_more_frequent_checkpoints_make_tl201_new(repo: Path) -> None:
+    diff = checkpoint_change(repo)
+    assert diff.changed_files == [SLURM]
+    assert [j.job for j in diff.jobs] == [SLURM]  # gpt2 is untouched: not evaluated
+    # TL101 comes with it: the ~3x longer run makes the oversized H100s worth flagging
+    # (a cheaper GPU now saves more than oversized-gpu's min_savings_usd).
+    new = {f.rule: f for f in diff.new}
+    assert sorted(new) == ["TL101", "TL201"] and len(diff.new) == 2
+    assert (new["TL201"].file, new["TL201"].line) == (SLURM, 20)
+    assert new["TL201"].message.startswith("checkpoint every 10 steps: ~1.9 min to save 112 GB")
+    assert not diff.fixed
+    job = diff.jobs[0]
+    assert job.status == "modified" and job.new == 2
+    assert job.before and job.after and job.before.usd and job.after.usd
+    assert job.after.usd > job.before.usd
+    assert (job.after.gpu, job.after.gpus) == ("H100-SXM", 8)
+    assert diff.usd_before == job.before.usd and diff.usd_after == job.after.usd
+    assert all(f.job == SLURM for f in diff.unchanged) and diff.unchanged
+
+
+def test_working_tree_changes_count(repo: Path) -> None:
+    set_save_steps(repo, 10)  # not committed: a pre-commit run sees it
+    diff = run()
+    assert "TL201" in [f.rule for f in diff.new]
+
+
+def test_reverting_fixes_the_finding(repo: Path) -> None:
+    set_save_steps(repo, 10)
+    commit(repo, "worse")
+    git(repo, "branch", "-f", "base")
+    set_save_steps(repo, 500)
+    diff = run()
+    assert sorted(f.rule for f in diff.fixed) == ["TL101", "TL201"] and not diff.new
+    job = diff.jobs[0]
+    assert job.before and job.after and job.before.usd and job.after.usd
+    assert job.after.usd < job.before.usd
+
+
+def test_added_and_removed_jobs(repo: Path) -> None:
+    shutil.rmtree(repo / "examples" / "gpt2-finetune")
+    shutil.copytree(repo / "examples" / "llama3-sft", repo / "examples" / "llama-copy")
+    diff = run()
+    status = {j.job: j.status for j in diff.jobs}
+    assert status == {GPT2: "removed", "examples/llama-copy/train.slurm": "added"}
+    removed = diff.job_diff(GPT2)
+    assert removed and removed.before and removed.after is None
+    assert {f.job for f in diff.fixed} == {GPT2}
+    assert {f.job for f in diff.new} == {"examples/llama-copy/train.slurm"}
+
+
+def test_nothing_changed(repo: Path) -> None:
+    diff = run()
+    assert diff.jobs == [] and diff.new == [] and diff.usd_before is None
+    assert MARKER in render_comment(diff)
+
+
+def test_paths_limit_the_jobs(repo: Path) -> None:
+    set_save_steps(repo, 10)
+    (repo / GPT2).write_text((repo / GPT2).read_text().replace("1000", "20"))
+    assert [j.job for j in run(["examples/gpt2-finetune"]).jobs] == [GPT2]
+
+
+def test_the_base_is_read_not_checked_out(repo: Path) -> None:
+    set_save_steps(repo, 10)
+    before = (repo / SLURM).read_text()
+    run()
+    assert (repo / SLURM).read_text() == before
+    assert git(repo, "status", "--porcelain").strip() == f"M {SLURM}"
+
+
+def test_head_report_new_only(repo: Path) -> None:
+    diff = checkpoint_change(repo)
+    head = diff.head_report_new_only()
+    assert sorted(f.rule for f in head.findings) == ["TL101", "TL201"]
+    assert [j.id for j in head.jobs] == [SLURM] and head.rules
+
+
+def test_json_round_trip(repo: Path) -> None:
+    diff = checkpoint_change(repo)
+    again = DiffReport.model_validate_json(diff.model_dump_json())
+    assert again.new == diff.new and again.jobs == diff.jobs
+
+
+def test_bad_ref(repo: Path) -> None:
+    with pytest.raises(ConfigError, match="unknown git revision 'nope'"):
+        run(base="nope")
+    with pytest.raises(ConfigError, match="not a git revision"):
+        run(base="--output=x")
+
+
+def test_not_a_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    with pytest.raises(ConfigError, match="needs a git repository"):
+        diff_check([Path(".")], "main")
+
+
+def test_checkpoint_diff_comment(repo: Path, golden: object) -> None:
+    """Acceptance: more frequent checkpoints show the cost delta and the new TL201."""
+    diff = checkpoint_change(repo)
+    body = render_comment(diff)
+    assert body.startswith(MARKER)
+    assert "TL201" in body and "checkpoint every 10 steps" in body
+    golden("comment_checkpoint_diff.md", body)  # type: ignore[operator]
+
+
+def test_cli_diff_mode(repo: Path) -> None:
+    from click.testing import CliRunner
+
+    from trainlint.cli import main
+
+    set_save_steps(repo, 10)
+    runner = CliRunner()
+    result = runner.invoke(main, ["check", "--diff", "base", "--format", "text"])
+    assert result.exit_code == 1, result.output
+    lines = result.output.splitlines()
+    assert lines[-1].startswith("2 new, 0 fixed in 1 touched job; cost per run $")
+    assert lines[-1].endswith("(+187%).")
+    assert [line.split(": ")[1].split()[0] for line in lines[:-1]] == ["TL101", "TL201"]
+    result = runner.invoke(main, ["check", "--diff", "base", "--fail-on", "error"])
+    assert result.exit_code == 0, result.output  # new warnings only; unchanged ones never count
+    result = runner.invoke(main, ["check", "--diff", "base", "--format", "json"])
+    assert DiffReport.model_validate_json(result.output).jobs[0].job == SLURM
+    result = runner.invoke(main, ["check", "--diff", "base", "--format", "markdown"])
+    assert result.output.startswith(MARKER)
+    result = runner.invoke(main, ["check", "--diff", "nope"])
+    assert result.exit_code == 2 and "unknown git revision 'nope'" in result.output
+
+
+def test_untouched_jobs_are_not_evaluated(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import trainlint.diff
+
+    checked: list[list[str]] = []
+    real = trainlint.diff.check  # type: ignore[attr-defined]
+
+    def spy(paths: list[Path], **options: object) -> object:
+        checked.append([p.as_posix() for p in paths])
+        return real(paths, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(trainlint.diff, "check", spy)
+    checkpoint_change(repo)
+    assert len(checked) == 2  # base and head
+    assert all(paths and not any("gpt2" in p for p in paths) for paths in checked)

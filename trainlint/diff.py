@@ -1,0 +1,331 @@
+"""Diff mode: the jobs a change touches, checked at the base revision and at the head.
+
+``diff_check(paths, "origin/main")`` answers what a pull request (or the work in progress)
+changes: which findings are new, which are fixed, and what each touched job costs per run
+before → after. Decisions (see docs/diff.md):
+
+- **Base** is the merge base of ``BASE`` and ``HEAD`` (what ``git diff BASE...HEAD`` and a
+  GitHub pull request compare against); **head** is the working tree, so uncommitted and
+  untracked (not ignored) files count too: in CI the working tree is the checked-out head, in a
+  pre-commit hook it is the change about to be committed.
+- The base is read through git, never checked out: its blobs are written into a temporary
+  folder (``git ls-tree`` + ``git cat-file --batch``), and the normal check runs there.
+- Each revision is checked under **its own** repo config, as ``trainlint check`` on a checkout
+  of it would; a change to the config file touches every job.
+- A job is touched when one of its source files changed; it is identified by its entry file
+  relative to the repository root, and every path in the report is repo-relative.
+- Findings are matched by rule, job, file and fingerprint (line-independent), as multisets.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from trainlint.assemble import Workspace, assemble
+from trainlint.config import find_config
+from trainlint.discover import EXCLUDED_DIRS, discover
+from trainlint.errors import ConfigError
+from trainlint.findings import Finding
+from trainlint.job import Job
+from trainlint.lint import Report, RunError, check
+from trainlint.sources.structured import MAX_BYTES
+from trainlint.workdir import working_directory
+
+WORKTREE = "WORKTREE"
+Status = Literal["added", "removed", "modified"]
+_KEPT_DIRS = frozenset({".trainlint"})  # measurements and baselines live there
+
+
+class JobCost(BaseModel):
+    """A job's hardware and estimated cost per run at one revision (None: unknown)."""
+
+    model_config = ConfigDict(extra="forbid")
+    gpu: str | None = None
+    gpus: int | None = None
+    hours: float | None = None
+    gpu_hours: float | None = None
+    usd: float | None = None
+
+    @classmethod
+    def of(cls, job: Job) -> JobCost:
+        run, est = job.estimates.run, job.estimates
+        return cls(gpu=est.gpu, gpus=est.gpus, hours=run.hours, gpu_hours=run.gpu_hours,
+                   usd=run.usd)  # fmt: skip
+
+
+class JobDiff(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    job: str = Field(description="Entry file relative to the repository root")
+    status: Status
+    before: JobCost | None = None
+    after: JobCost | None = None
+    new: int = 0
+    fixed: int = 0
+
+
+class DiffError(RunError):
+    side: Literal["base", "head"]
+
+
+class DiffReport(BaseModel):
+    """What ``trainlint check --diff BASE --format json`` writes (schemas/diff.schema.json)."""
+
+    model_config = ConfigDict(extra="forbid", title="trainlint diff")
+    version: Literal[1] = 1
+    base: str = Field(description="The base ref as given")
+    base_commit: str = Field(description="Merge base of the ref and HEAD: what was compared")
+    head: str = Field(default=WORKTREE, description="The working tree (uncommitted changes too)")
+    changed_files: list[str] = Field(default_factory=list)
+    jobs: list[JobDiff] = Field(default_factory=list)
+    new: list[Finding] = Field(default_factory=list, description="Count at head, not at base")
+    fixed: list[Finding] = Field(default_factory=list, description="Counted at base, gone")
+    suppressed: list[Finding] = Field(
+        default_factory=list, description="Counted at base, suppressed at head (newly waived)"
+    )
+    unchanged: list[Finding] = Field(default_factory=list)
+    errors: list[DiffError] = Field(default_factory=list)
+    usd_before: float | None = Field(default=None, description="Touched jobs' cost per run")
+    usd_after: float | None = None
+    _head: Report | None = PrivateAttr(default=None)
+
+    def head_report_new_only(self) -> Report:
+        """The head's report with only the new findings, for any ``render(report)``."""
+        head = self._head or Report()
+        errors = [RunError(job=e.job, message=e.message) for e in self.errors if e.side == "head"]
+        return Report(findings=list(self.new), jobs=list(head.jobs), errors=errors,
+                      rules=head.rules, params=head.params)  # fmt: skip
+
+    def job_diff(self, job: str) -> JobDiff | None:
+        return next((j for j in self.jobs if j.job == job), None)
+
+
+def diff_check(
+    paths: Sequence[Path | str], base: str, *, repo_root: Path | None = None, **options: Any
+) -> DiffReport:
+    """Check the jobs under ``paths`` touched since ``base`` at both revisions and compare.
+
+    ``options`` are ``lint.check``'s keyword options (engine_name, select, ignore, baseline,
+    today, ...); ``config`` is not one: each revision is found its own.
+    """
+    if "config" in options:
+        raise ConfigError("diff mode reads each revision's own repo config; drop config=")
+    if options.get("baseline") is not None:
+        options["baseline"] = Path(options["baseline"]).resolve()
+    first = Path(paths[0]) if paths else None
+    root = repo_root.resolve() if repo_root else toplevel(_folder(first))
+    targets = [_repo_relative(Path(p), root) for p in (paths or ["."])]
+    commit = merge_base(root, base)
+    changed = changed_files(root, commit)
+    report = DiffReport(base=base, base_commit=commit, changed_files=sorted(changed))
+    with tempfile.TemporaryDirectory(prefix="trainlint-base-") as tmp:
+        base_tree = Path(tmp)
+        materialise(root, commit, base_tree)
+        touched = _touched(base_tree, targets, changed) | _touched(root, targets, changed)
+        before = _evaluate(base_tree, targets, touched, options)
+    after = _evaluate(root, targets, touched, options)
+    _compare(report, before, after)
+    report._head = after
+    return report
+
+
+# -- git ---------------------------------------------------------------------------------------
+
+
+def git(root: Path, *args: str, stdin: bytes | None = None) -> bytes:
+    """Run git in ``root`` (no shell); a failure is a ConfigError with git's own words."""
+    try:
+        done = subprocess.run(["git", "-C", str(root), *args], input=stdin, capture_output=True,
+                              check=False)  # fmt: skip
+    except FileNotFoundError:
+        raise ConfigError("diff mode needs git, and no `git` executable was found") from None
+    if done.returncode != 0:
+        detail = done.stderr.decode(errors="replace").strip().splitlines()
+        raise ConfigError(f"git {args[0]} failed: {detail[-1] if detail else done.returncode}")
+    return done.stdout
+
+
+def toplevel(start: Path) -> Path:
+    try:
+        out = git(start, "rev-parse", "--show-toplevel")
+    except ConfigError:
+        raise ConfigError(f"--diff needs a git repository, and {start} is not in one") from None
+    return Path(out.decode().strip()).resolve()
+
+
+def merge_base(root: Path, ref: str) -> str:
+    """The commit ``ref`` and HEAD share (``BASE...HEAD``); a clear error for a bad ref."""
+    if not ref or ref.startswith("-"):
+        raise ConfigError(f"--diff: {ref!r} is not a git revision")
+    try:
+        sha = git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    except ConfigError:
+        raise ConfigError(f"--diff: unknown git revision {ref!r} in {root}") from None
+    try:
+        common = git(root, "merge-base", sha.decode().strip(), "HEAD")
+    except ConfigError:
+        raise ConfigError(f"--diff: {ref!r} and HEAD have no common ancestor") from None
+    return common.decode().strip()
+
+
+def changed_files(root: Path, commit: str) -> set[str]:
+    """Files that differ between ``commit`` and the working tree, plus untracked ones."""
+    tracked = git(root, "diff", "--name-only", "--no-renames", "-z", commit, "--")
+    untracked = git(root, "ls-files", "--others", "--exclude-standard", "-z", "--")
+    return {name for name in (tracked + untracked).decode().split("\0") if name}
+
+
+def materialise(root: Path, commit: str, target: Path) -> int:
+    """Write the files trainlint could read at ``commit`` under ``target``; returns the count.
+
+    Skipped: blobs over the size no source reads, folders discovery never enters, submodules.
+    """
+    listing = git(root, "ls-tree", "-r", "-z", "--full-tree", "-l", commit)
+    wanted: list[tuple[str, str, str]] = []  # (mode, sha, path)
+    for entry in listing.decode().split("\0"):
+        if not entry:
+            continue
+        meta, path = entry.split("\t", 1)
+        mode, kind, sha, size = meta.split()
+        folders = PurePosixPath(path).parts[:-1]
+        skipped = any(p in EXCLUDED_DIRS and p not in _KEPT_DIRS for p in folders)
+        if kind != "blob" or int(size) > MAX_BYTES or skipped:
+            continue
+        wanted.append((mode, sha, path))
+    out = git(root, "cat-file", "--batch", stdin="".join(f"{s}\n" for _, s, _ in wanted).encode())
+    offset = 0
+    for mode, _, path in wanted:
+        header_end = out.index(b"\n", offset)
+        length = int(out[offset:header_end].split()[2])
+        body = out[header_end + 1 : header_end + 1 + length]
+        offset = header_end + 1 + length + 1
+        _write(target, path, mode, body)
+    return len(wanted)
+
+
+def _write(target: Path, path: str, mode: str, body: bytes) -> None:
+    destination = target / path
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    if mode == "120000":  # a symlink: kept only when it stays inside the tree
+        link = body.decode(errors="replace")
+        resolved = os.path.normpath(os.path.join(os.path.dirname(path), link))
+        if not os.path.isabs(link) and not resolved.startswith(".."):
+            destination.symlink_to(link)
+        return
+    destination.write_bytes(body)
+    if mode == "100755":
+        destination.chmod(0o755)
+
+
+# -- both sides --------------------------------------------------------------------------------
+
+
+def _folder(path: Path | None) -> Path:
+    """Where to look for the repository: the first path's folder, else the current one."""
+    if path is None or not path.exists():
+        return Path.cwd()
+    return path if path.is_dir() else path.parent
+
+
+def _repo_relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root).as_posix() or "."
+    except ValueError:
+        raise ConfigError(f"--diff: {path} is outside the git repository {root}") from None
+
+
+def _existing(targets: Sequence[str]) -> list[Path]:
+    return [Path(t) for t in targets if Path(t).exists()]
+
+
+def _touched(tree: Path, targets: Sequence[str], changed: set[str]) -> set[str]:
+    """Ids of the jobs under ``targets`` in ``tree`` with a changed source file (all of them
+    when the repo config itself changed)."""
+    with working_directory(tree):
+        paths = _existing(targets)
+        if not paths:
+            return set()
+        config = find_config(paths[0])
+        jobs = assemble(discover(paths), Workspace(config=config))
+        source = _relative(config.source, tree) if config.source else None
+    everything = source in changed
+    return {job.id for job in jobs if everything or any(_norm(s.path) in changed
+                                                          for s in job.sources)}  # fmt: skip
+
+
+def _evaluate(tree: Path, targets: Sequence[str], ids: set[str], options: dict[str, Any]) -> Report:
+    """The normal check at ``tree``, on the files of the jobs in ``ids`` only."""
+    with working_directory(tree):
+        paths = _existing(targets)
+        if not paths or not ids:
+            return Report()
+        config = find_config(paths[0])
+        jobs = [j for j in assemble(discover(paths), Workspace(config=config)) if j.id in ids]
+        files = sorted({s.path for job in jobs for s in job.sources if Path(s.path).exists()})
+        if not files:
+            return Report()
+        report = check([Path(f) for f in files], config=config, **options)
+    report.jobs = [job for job in report.jobs if job.id in ids]
+    return report
+
+
+def _compare(report: DiffReport, before: Report, after: Report) -> None:
+    def key(f: Finding) -> tuple[str, str, str, str]:
+        return f.rule, f.job, f.file, f.fingerprint
+
+    base_counted = Counter(key(f) for f in before.findings if f.suppression is None)
+    head_all = Counter(key(f) for f in after.findings)
+    for finding in after.findings:
+        if base_counted[key(finding)] > 0:
+            base_counted[key(finding)] -= 1
+            bucket = report.unchanged if finding.suppression is None else report.suppressed
+            bucket.append(finding)
+        elif finding.suppression is None:
+            report.new.append(finding)
+    for finding in before.findings:
+        if finding.suppression is None:
+            if head_all[key(finding)] > 0:
+                head_all[key(finding)] -= 1
+            else:
+                report.fixed.append(finding)
+    report.errors = [DiffError(side="base", **e.model_dump()) for e in before.errors] + [
+        DiffError(side="head", **e.model_dump()) for e in after.errors
+    ]
+    _jobs(report, before, after)
+
+
+def _jobs(report: DiffReport, before: Report, after: Report) -> None:
+    old = {job.id: JobCost.of(job) for job in before.jobs}
+    new = {job.id: JobCost.of(job) for job in after.jobs}
+    usd_before = usd_after = 0.0
+    known = False
+    for job in sorted(old.keys() | new.keys()):
+        status: Status = "added" if job not in old else "removed" if job not in new else "modified"
+        entry = JobDiff(job=job, status=status, before=old.get(job), after=new.get(job),
+                        new=sum(f.job == job for f in report.new),
+                        fixed=sum(f.job == job for f in report.fixed))  # fmt: skip
+        report.jobs.append(entry)
+        sides = [c for c in (entry.before, entry.after) if c is not None]
+        if all(c.usd is not None for c in sides):  # a job of unknown cost is left out of both
+            known = True
+            usd_before += entry.before.usd or 0.0 if entry.before else 0.0
+            usd_after += entry.after.usd or 0.0 if entry.after else 0.0
+    report.usd_before, report.usd_after = (usd_before, usd_after) if known else (None, None)
+
+
+def _relative(path: Path, tree: Path) -> str:
+    try:
+        return path.resolve().relative_to(tree.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _norm(path: str) -> str:
+    return PurePosixPath(os.path.normpath(path)).as_posix()

@@ -1,0 +1,402 @@
+"""Markdown: a check report (``render``) and the sticky pull-request comment (``render_comment``).
+
+The comment's first line is the hidden ``MARKER`` by which a bot finds it again. It is kept
+under ``limit`` characters (GitHub: 65,536) by dropping the collapsed details first, then
+shortening the lists (``… and N more``) and the job tables; a table row, a list item, a code
+fence or a ``<details>`` block is never cut in the middle.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from trainlint.findings import SEVERITY_RANK, Finding, Severity
+from trainlint.job import Job
+from trainlint.lint import Report
+from trainlint.report.text import format_waste
+
+if TYPE_CHECKING:  # diff imports lint; a reporter module only needs the type
+    from trainlint.diff import DiffReport, JobCost, JobDiff
+
+MARKER = "<!-- trainlint:pr-comment -->"
+LIMIT = 65536
+ICONS = {"error": "🛑", "warning": "⚠️", "info": "\N{INFORMATION SOURCE}\ufe0f"}
+TIMES = "\N{MULTIPLICATION SIGN}"
+TITLES: dict[Severity, str] = {"error": "Errors", "warning": "Warnings", "info": "Info"}
+MAX_MESSAGE = 600  # characters of one finding's message in a list item or table cell
+CHART_JOBS = 8
+
+
+def render(report: Report) -> str:
+    """A check report: findings grouped by job, each job with its cost per run."""
+    counted = [f for f in report.findings if f.suppression is None]
+    lines = ["## trainlint", "", _check_summary(report, counted), ""]
+    jobs = {job.id: job for job in report.jobs}
+    by_job: dict[str, list[Finding]] = {}
+    for finding in counted:
+        by_job.setdefault(finding.job if finding.job in jobs else "", []).append(finding)
+    for job_id in [*jobs, ""]:
+        findings = by_job.get(job_id, [])
+        if job_id == "" and not findings:
+            continue
+        lines += _job_section(jobs.get(job_id), findings)
+    suppressed = [f for f in report.findings if f.suppression is not None]
+    if suppressed:
+        items = [f"- {_item(f, None)} — {_suppression(f)}" for f in suppressed]
+        lines += _details(f"{len(suppressed)} suppressed", items)
+    lines += [f"- **error** `{_code(e.job)}`: {_cell(e.message)}" for e in report.errors]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _check_summary(report: Report, counted: Sequence[Finding]) -> str:
+    jobs = _plural(len(report.jobs), "job")
+    if not counted:
+        return f"No findings in {jobs}."
+    counts = Counter(f.severity for f in counted)
+    parts = ", ".join(f"{counts[s]} {s}" for s in TITLES if counts[s])
+    usd = sum(f.waste.usd for f in counted if f.waste and f.waste.usd)
+    cost = f" · ~{_usd(usd)} per run flagged" if usd else ""
+    return f"**{_plural(len(counted), 'finding')}** ({parts}) in {jobs}{cost}."
+
+
+def _job_section(job: Job | None, findings: Sequence[Finding]) -> list[str]:
+    if job is None:
+        heading = "### Other findings"
+    else:
+        run = job.estimates.run
+        facts = [_gpus(job.estimates.gpu, job.estimates.gpus)]
+        facts += [f"~{_hours(run.hours)}", f"~{_usd(run.usd)} per run"] if run.usd else []
+        heading = f"### `{_code(job.id)}` — {' · '.join(facts)}"
+    if not findings:
+        return [heading, "", "No findings.", ""]
+    rows = ["| | Rule | Location | Finding | Cost per run |", "|---|---|---|---|---|"]
+    for f in findings:
+        cost = format_waste(f.waste).strip(" ()").removesuffix(" per run")
+        where = f"`{_code(f.file)}:{f.line}:{f.column}`"
+        rows.append(f"| {ICONS[f.severity]} | {f.rule} `{f.name}` | {where} | "
+                    f"{_cell(f.message)} | {cost} |")  # fmt: skip
+    return [heading, "", *rows, ""]
+
+
+# -- the pull-request comment ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Budget:
+    """How much of the comment fits: None = everything."""
+
+    details: bool = True
+    chart: bool = True
+    new: int | None = None
+    fixed: int | None = None
+    suppressed: int | None = None
+    jobs: int | None = None
+
+
+def render_comment(diff: DiffReport, *, limit: int = LIMIT, link_base: str | None = None) -> str:
+    """The sticky PR comment for ``diff``, at most ``limit`` characters.
+
+    ``link_base`` (``https://github.com/OWNER/REPO/blob/SHA/``) makes the file:line links
+    absolute; without it they are relative (``path#L12``).
+    """
+
+    cache: dict[int, str] = {}
+
+    def item(finding: Finding) -> str:  # each list item is formatted once, however many tries
+        if id(finding) not in cache:
+            cache[id(finding)] = _item(finding, link_base)
+        return cache[id(finding)]
+
+    def build(budget: _Budget) -> str:
+        return _comment(diff, budget, item)
+
+    budget = _Budget()
+    body = build(budget)
+    for flag in ("details", "chart"):  # drop the collapsed details first, then the chart
+        if len(body) <= limit:
+            return body
+        budget = replace(budget, **{flag: False})
+        body = build(budget)
+    sizes = {"fixed": len(diff.fixed), "suppressed": len(diff.suppressed),
+             "new": len(diff.new), "jobs": len(diff.jobs)}  # fmt: skip
+    for field, size in sizes.items():  # then shorten the lists, least important first
+        if len(body) <= limit:
+            return body
+        budget = _shortened(budget, field, size, lambda b: len(build(b)) <= limit)
+        body = build(budget)
+    return body if len(body) <= limit else _cut(body, limit)
+
+
+def _shortened(budget: _Budget, field: str, size: int, fits: Callable[[_Budget], bool]) -> _Budget:
+    """``budget`` with the most items of ``field`` that still fit."""
+    keep = _largest(lambda n: fits(replace(budget, **{field: n})), size)  # type: ignore[arg-type]
+    return replace(budget, **{field: keep})  # type: ignore[arg-type]
+
+
+def _largest(fits: Callable[[int], bool], high: int) -> int:
+    """The largest n in [0, high] with fits(n) (fits is monotone), else 0."""
+    low = 0
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _cut(body: str, limit: int) -> str:
+    """Last resort for a tiny limit: whole lines up to the first blank line that fits."""
+    kept: list[str] = []
+    for line in body.split("\n"):
+        if len("\n".join([*kept, line])) + 1 > limit or line.startswith(("|", "```", "<")):
+            break
+        kept.append(line)
+    return "\n".join(kept).rstrip() + "\n"
+
+
+def _comment(diff: DiffReport, budget: _Budget, item: Callable[[Finding], str]) -> str:
+    lines = [MARKER, f"### trainlint: {_headline(diff)}", "", _diff_summary(diff), ""]
+    changed = [j for j in diff.jobs if _changed(j)]
+    shown = changed if budget.jobs is None else changed[: budget.jobs]
+    for job in shown:
+        lines += _job_table(job)
+    lines += _more(len(changed) - len(shown), "job", blank=True)
+    if budget.chart:
+        lines += _chart(changed)
+    lines += _by_severity(diff.new, budget.new, item)
+    if diff.suppressed:
+        items = _items(diff.suppressed, budget.suppressed, item, _suppression)
+        lines += [f"#### Newly suppressed ({len(diff.suppressed)})", "", *items, ""]
+    if diff.fixed:
+        items = _items(diff.fixed, budget.fixed, item)
+        lines += _details(f"✅ Fixed ({len(diff.fixed)})", items)
+    if budget.details:
+        lines += _detail_sections(diff, item)
+    else:
+        lines += ["_Some details were left out to fit the comment size limit._", ""]
+    for error in diff.errors:
+        lines.append(f"- **error** at {error.side}, `{_code(error.job)}`: {_cell(error.message)}")
+    base = f"`{_code(diff.base)}` (`{diff.base_commit[:7]}`)"
+    note = f"<sub>Compared with the merge base of {base}; estimates per run.</sub>"
+    lines += [*([""] if lines[-1] else []), note]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _headline(diff: DiffReport) -> str:
+    before, after = diff.usd_before, diff.usd_after
+    if before is None or after is None:
+        return "cost per run unknown" if diff.jobs else "no job changed"
+    if abs(after - before) < 0.005:
+        return "no cost change"
+    return f"{_delta(before, after)} per run{_pct(before, after)}"
+
+
+def diff_line(diff: DiffReport) -> str:
+    """``check --diff``'s summary: "2 new, 0 fixed in 1 touched job; cost per run $92 → …"."""
+    jobs = _plural(len(diff.jobs), "touched job")
+    line = f"{len(diff.new)} new, {len(diff.fixed)} fixed in {jobs}"
+    before, after = diff.usd_before, diff.usd_after
+    if before is not None and after is not None:
+        line += f"; cost per run {_usd(before)} → {_usd(after)}{_pct(before, after)}"
+    return line + "."
+
+
+def _diff_summary(diff: DiffReport) -> str:
+    counts = Counter(f.severity for f in diff.new)
+    detail = ", ".join(f"{counts[s]} {s}" for s in TITLES if counts[s])
+    new = f"**{len(diff.new)} new** finding{'' if len(diff.new) == 1 else 's'}"
+    new += f" ({detail})" if detail else ""
+    parts = [new, f"**{len(diff.fixed)} fixed**", _plural(len(diff.jobs), "job") + " touched"]
+    if diff.usd_before is not None and diff.usd_after is not None:
+        parts.append(f"{_usd(diff.usd_before)} → {_usd(diff.usd_after)} per run")
+    return " · ".join(parts)
+
+
+def _changed(job: JobDiff) -> bool:
+    return job.status != "modified" or job.new > 0 or job.fixed > 0 or job.before != job.after
+
+
+def _job_table(job: JobDiff) -> list[str]:
+    before, after = job.before, job.after
+
+    def row(label: str, show: Callable[[JobCost], str], extra: str = "") -> str:
+        old = show(before) if before else "—"
+        new = show(after) if after else "—"
+        return f"| {label} | {old} | {new}{extra} |"
+
+    usd = ""
+    if before and after and before.usd is not None and after.usd is not None:
+        usd = f" ({_delta(before.usd, after.usd)}{_pct(before.usd, after.usd, ', ')})"
+    return [
+        f"#### `{_code(job.job)}` ({job.status})",
+        "",
+        "| | before | after |",
+        "|---|---:|---:|",
+        row("GPUs", lambda c: _gpus(c.gpu, c.gpus)),
+        row("Hours", lambda c: _hours(c.hours)),
+        row("GPU-hours", lambda c: _number(c.gpu_hours)),
+        row("$ per run", lambda c: _usd(c.usd), usd),
+        "",
+    ]
+
+
+def _chart(jobs: Sequence[JobDiff]) -> list[str]:
+    """Bars of $ per run before and after, per job whose cost changed (mermaid xychart)."""
+    known = [j for j in jobs if _usd_pair(j) is not None and _usd_pair(j) != (0.0, 0.0)]
+    known = sorted(known, key=lambda j: -abs(_gap(j)))[:CHART_JOBS]
+    if not known or all(_gap(j) == 0 for j in known):
+        return []
+    labels, values = [], []
+    for job in known:
+        name = _short(job.job)
+        pair = _usd_pair(job) or (0.0, 0.0)
+        labels += [f'"{name} before"', f'"{name} after"']
+        values += [f"{pair[0]:.0f}", f"{pair[1]:.0f}"]
+    return ["```mermaid", "xychart-beta", '    title "Estimated $ per run, before and after"',
+            f"    x-axis [{', '.join(labels)}]", '    y-axis "USD per run"',
+            f"    bar [{', '.join(values)}]", "```", ""]  # fmt: skip
+
+
+def _usd_pair(job: JobDiff) -> tuple[float, float] | None:
+    sides = [job.before, job.after]
+    if any(s is not None and s.usd is None for s in sides):
+        return None
+    before = job.before.usd or 0.0 if job.before else 0.0
+    return before, job.after.usd or 0.0 if job.after else 0.0
+
+
+def _gap(job: JobDiff) -> float:
+    pair = _usd_pair(job) or (0.0, 0.0)
+    return pair[1] - pair[0]
+
+
+def _short(job: str) -> str:
+    parts = job.split("/")
+    name = "/".join(parts[-2:]) if len(parts) > 1 else job
+    return name.replace('"', "'")[:40]
+
+
+def _by_severity(
+    findings: Sequence[Finding], keep: int | None, item: Callable[[Finding], str]
+) -> list[str]:
+    ordered = sorted(findings, key=lambda f: -SEVERITY_RANK[f.severity])
+    shown = ordered if keep is None else ordered[:keep]
+    lines: list[str] = []
+    for severity in TITLES:
+        group = [f for f in shown if f.severity == severity]
+        total = sum(f.severity == severity for f in findings)
+        if not total:
+            continue
+        lines += [f"#### {ICONS[severity]} New {TITLES[severity].lower()} ({total})", ""]
+        lines += [f"- {item(f)}" for f in group]
+        lines += [*_more(total - len(group), "finding"), ""]
+    return lines
+
+
+def _items(
+    findings: Sequence[Finding], keep: int | None, item: Callable[[Finding], str],
+    extra: Callable[[Finding], str] | None = None,
+) -> list[str]:  # fmt: skip
+    shown = findings if keep is None else findings[:keep]
+    items = [f"- {item(f)}" + (f" — {extra(f)}" if extra else "") for f in shown]
+    return items + _more(len(findings) - len(shown), "finding")
+
+
+def _detail_sections(diff: DiffReport, item: Callable[[Finding], str]) -> list[str]:
+    lines: list[str] = []
+    if diff.unchanged:
+        items = [f"- {item(f)}" for f in diff.unchanged]
+        lines += _details(f"Unchanged findings in the touched jobs ({len(diff.unchanged)})", items)
+    if diff.changed_files:
+        files = [f"- `{_code(name)}`" for name in diff.changed_files]
+        lines += _details(f"Changed files ({len(diff.changed_files)})", files)
+    return lines
+
+
+def _details(summary: str, items: Iterable[str]) -> list[str]:
+    return ["<details>", f"<summary>{summary}</summary>", "", *items, "", "</details>", ""]
+
+
+def _item(finding: Finding, link_base: str | None) -> str:
+    where = f"{finding.file}:{finding.line}"
+    place = f"[`{_code(where)}`]({_link(finding, link_base)})"
+    cost = format_waste(finding.waste)
+    return f"{place} **{finding.rule}** `{finding.name}`: {_cell(finding.message)}{cost}"
+
+
+def _link(finding: Finding, link_base: str | None) -> str:
+    path = quote(finding.file.removeprefix("./"))
+    base = link_base.rstrip("/") + "/" if link_base else ""
+    return f"{base}{path}#L{finding.line}"
+
+
+def _suppression(finding: Finding) -> str:
+    s = finding.suppression
+    if s is None:
+        return ""
+    who = f", approved by {_cell(s.approved_by)}" if s.approved_by else ""
+    until = f", until {s.expires}" if s.expires else ""
+    return f"{s.kind}: {_cell(s.reason or 'no reason given')}{who}{until}"
+
+
+def _more(count: int, what: str, *, blank: bool = False) -> list[str]:
+    if count <= 0:
+        return []
+    return [f"- … and {count} more {what}{'' if count == 1 else 's'}", *([""] if blank else [])]
+
+
+# -- formatting --------------------------------------------------------------------------------
+
+
+def _cell(text: str) -> str:
+    """One line, safe in a table cell or list item: no pipes, HTML or @-mentions."""
+    flat = " ".join(text.split())
+    if len(flat) > MAX_MESSAGE:
+        flat = flat[: MAX_MESSAGE - 1].rstrip() + "…"
+    return (flat.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("|", "\\|").replace("@", "&#64;"))  # fmt: skip
+
+
+def _code(text: str) -> str:
+    return text.replace("`", "'").replace("\n", " ")
+
+
+def _usd(value: float | None) -> str:
+    if value is None:
+        return "?"
+    return f"${value:,.0f}" if abs(value) >= 10 else f"${value:,.2f}"
+
+
+def _delta(before: float, after: float) -> str:
+    change = after - before
+    return ("+" if change >= 0 else "-") + _usd(abs(change))
+
+
+def _pct(before: float, after: float, lead: str = " ") -> str:
+    if before <= 0:
+        return ""
+    body = f"{(after - before) / before * 100:+.0f}%"
+    return f"{lead}({body})" if lead == " " else f"{lead}{body}"
+
+
+def _hours(value: float | None) -> str:
+    return "?" if value is None else f"{value:,.1f} h" if value < 100 else f"{value:,.0f} h"
+
+
+def _number(value: float | None) -> str:
+    return "?" if value is None else f"{value:,.1f}" if value < 100 else f"{value:,.0f}"
+
+
+def _gpus(gpu: str | None, gpus: int | None) -> str:
+    if gpu is None and gpus is None:
+        return "GPUs unknown"
+    return f"{gpus if gpus is not None else '?'}{TIMES} {gpu or 'unknown GPU'}"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
