@@ -1,7 +1,7 @@
 """How long `trainlint check` takes, end to end and per stage, on the examples and the corpus.
 
 Run:  python benchmarks/check_speed.py [--repeat 5]
-Prints a Markdown table; results are recorded in benchmarks/RESULTS.md. The corpus is read
+Prints a Markdown table; results are recorded in docs/benchmarks.md. The corpus is read
 from ../shared/corpus (never copied into the repository).
 """
 

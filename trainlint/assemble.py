@@ -8,6 +8,7 @@ its DeepSpeed JSON. Facts merge by precedence (command line > config > DeepSpeed
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections import deque
@@ -19,6 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from trainlint.config import RepoConfig
+from trainlint.discover import resolved
 from trainlint.job import (
     Feature,
     Job,
@@ -51,9 +53,13 @@ class Workspace:
     documents: dict[Path, Document | None] = field(default_factory=dict)
 
     def load(self, path: Path) -> Document | None:
-        key = path.resolve()
+        key = resolved(path)
         if key not in self.documents:
-            self.documents[key] = read_file(path, self.config.forced_format(path))
+            try:
+                forced = self.config.forced_format(path)
+            except (OSError, RuntimeError):  # a symlink loop: read_file reports it
+                forced = None
+            self.documents[key] = read_file(path, forced)
         return self.documents[key]
 
     def resolve_reference(self, written: str, referrer: Path) -> Path | None:
@@ -81,20 +87,88 @@ def _regular_file(path: Path) -> bool:
 def read_file(path: Path, forced: str | None = None) -> Document | None:
     """One file as a Document, or None when no format claims it.
 
-    A file that cannot be read is a TL901 error. Text that is not UTF-8 is decoded with
-    replacement characters, so a dataset or a binary blob that happens to carry a config
-    suffix is simply not claimed, while a config with a stray byte is still read.
+    Bad input never raises: a file that cannot be read, is not a regular file (a FIFO or a
+    device is never opened), is a symlink loop, is over ``MAX_BYTES``, or holds a NUL byte in
+    its first KiB (binary) is a TL901 error and is not parsed. An oversized file that looks like
+    data (binary, or a top-level JSON array such as a dataset) is simply not claimed. Text that is
+    not UTF-8 is decoded with replacement characters, so a config with a stray byte is still
+    read, and a TL901 error names the offset of the first bad byte.
     """
     shown = display(path)
     try:
-        if not _regular_file(path):
-            return broken(shown, "not a regular file")
-        if path.stat().st_size > MAX_BYTES:
-            return None  # datasets and checkpoints; no training config is this large
-        raw = path.read_bytes()
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            return broken(shown, f"not a regular file ({_kind(info.st_mode)}); not read")
+        if info.st_size > MAX_BYTES:
+            return _oversized(path, shown, info.st_size)
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_BYTES + 1)  # the file may have grown since stat
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return broken(shown, "symlink loop; not read")
         return broken(shown, f"cannot read file: {exc.strerror or exc}")
-    return read_document(Input(shown, raw.decode("utf-8-sig", errors="replace")), forced)
+    if len(raw) > MAX_BYTES:
+        return _oversized(path, shown, len(raw))
+    nul = raw.find(b"\0", 0, BINARY_SNIFF)
+    if nul >= 0:
+        return broken(shown, f"binary file (NUL byte at offset {nul}); not parsed")
+    text, bad = _decode(raw)
+    try:
+        doc = read_document(Input(shown, text), forced)
+    except Exception as exc:  # a reader's bug: this file fails, the run goes on
+        problem = f"{type(exc).__name__}: {exc}"
+        return broken(shown, f"internal error reading this file ({problem}); please report it")
+    if doc is not None and bad is not None:
+        offset, byte = bad
+        line = raw.count(b"\n", 0, offset) + 1
+        column = offset - (raw.rfind(b"\n", 0, offset) + 1) + 1
+        message = (
+            f"invalid UTF-8: byte 0x{byte:02x} at byte offset {offset}; "
+            "read with replacement characters"
+        )
+        doc.errors.append(ParseError(file=shown, line=line, column=column, message=message))
+    return doc
+
+
+BINARY_SNIFF = 1024
+"""A NUL byte in this many leading bytes marks a binary file (git's own heuristic: 8000)."""
+
+
+def _decode(raw: bytes) -> tuple[str, tuple[int, int] | None]:
+    """UTF-8 text (a BOM dropped) and the (offset, value) of the first invalid byte, if any."""
+    start = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
+    try:
+        return raw[start:].decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        offset = start + exc.start
+        return raw[start:].decode("utf-8", errors="replace"), (offset, raw[offset])
+
+
+def _oversized(path: Path, shown: str, size: int) -> Document | None:
+    """TL901 for a file over the size limit, unless its head says it is data, not a config."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(BINARY_SNIFF)
+    except OSError:
+        head = b""
+    if b"\0" in head or (path.suffix.lower() == ".json" and head.lstrip().startswith(b"[")):
+        return None  # a checkpoint or a dataset; no training config is this large
+    return broken(shown, f"file is {_mib(size)}, over the {_mib(MAX_BYTES)} limit; not read")
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MiB ({size:,} bytes)"
+
+
+def _kind(mode: int) -> str:
+    kinds = [
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ]
+    return next((name for test, name in kinds if test(mode)), "a special file")
 
 
 def assemble(paths: Iterable[Path], workspace: Workspace | None = None) -> list[Job]:
@@ -105,11 +179,11 @@ def assemble(paths: Iterable[Path], workspace: Workspace | None = None) -> list[
     for path in paths:
         doc = space.load(path)
         if doc is not None:
-            loaded.setdefault(path.resolve(), (path, doc))
+            loaded.setdefault(resolved(path), (path, doc))
     closures = {key: _closure(path, doc, space) for key, (path, doc) in loaded.items()}
-    referenced = {p.resolve() for group, _ in closures.values() for p, _ in group[1:]}
+    referenced = {resolved(p) for group, _ in closures.values() for p, _ in group[1:]}
     roots = [key for key in loaded if key not in referenced]
-    covered = {p.resolve() for key in roots for p, _ in closures[key][0]}
+    covered = {resolved(p) for key in roots for p, _ in closures[key][0]}
     roots += [key for key in loaded if key not in covered]
     return [build_job([doc for _, doc in closures[key][0]], closures[key][1]) for key in roots]
 
@@ -123,7 +197,7 @@ def _closure(
     A referenced file no format recognises (e.g. an accelerate config, until a source reads
     it) still belongs to the job, so it shows in the job's sources.
     """
-    seen = {path.resolve()}
+    seen = {resolved(path)}
     order = [(path, doc)]
     missing: list[MissingReference] = []
     queue = deque(order)
@@ -134,9 +208,9 @@ def _closure(
             if target is None:
                 missing.append(_missing(reference))
                 continue
-            if target.resolve() in seen:
+            if resolved(target) in seen:
                 continue
-            seen.add(target.resolve())
+            seen.add(resolved(target))
             child = space.load(target) or Document(display(target), "unrecognised", 0.0, "unknown")
             if reference.role == "member":
                 child = _member(child)

@@ -6,65 +6,64 @@ Exit codes (STYLE: pre-commit's tiers): 0 clean, 1 findings at or above ``--fail
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import platform
 import sys
-import tempfile
-import traceback
 from collections.abc import Callable
-from datetime import datetime, timezone
 from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
-import yaml
-from rich.console import Console
-from rich.highlighter import RegexHighlighter
-from rich.table import Table
-from rich.theme import Theme
 
-from trainlint import __version__, suppress
+from trainlint import __version__
 from trainlint import engine as engines
-from trainlint.config import find_config
 from trainlint.errors import ConfigError, TrainlintError
-from trainlint.estimate_view import document as estimate_document
-from trainlint.estimate_view import render_text as render_estimates
-from trainlint.estimate_view import view as estimate_view
-from trainlint.findings import Severity, at_or_above
-from trainlint.formats import catalogue
-from trainlint.lint import Report, load_jobs
-from trainlint.lint import check as run_check
-from trainlint.packs import bundle, describe_pack, load_builtin_pack, render_description
-from trainlint.policy import load_policy
-from trainlint.report import github as github_report
-from trainlint.report import renderers
-from trainlint.rule_docs import render_rule, rule_params
-from trainlint.starter import STARTER_TOML
+from trainlint.parallel import THRESHOLD as PARALLEL_THRESHOLD
+from trainlint.report import names as report_names
+from trainlint.report import renderer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from trainlint.findings import Severity
+    from trainlint.lint import Report
+
+# Start-up time matters (a pre-commit hook runs this once per commit): this module imports
+# click and the cheap registries only; each command imports what it uses (pydantic models,
+# the packs, rich, yaml) when it runs, so ``--version`` and ``--help`` import almost nothing.
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR, EXIT_CRASH, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
 
-class FindingHighlighter(RegexHighlighter):
-    """Colours for the text format on a terminal; files and pipes get plain text."""
+def run_check(*args: Any, **kwargs: Any) -> Report:
+    """``trainlint.lint.check``, imported when a check runs."""
+    from trainlint.lint import check as lint_check
 
-    base_style = "tl."
-    highlights = [  # noqa: RUF012 (rich's API is a class attribute)
-        r"^(?P<location>[^\s:]+:\d+:\d+):",
-        r"(?P<rule>\bTL\d{3}\b)",
-        r"(?P<error>\[error\])|(?P<warning>\[warning\])|(?P<info>\[info\])",
-        r"(?P<cost>\(~[^)]*per run\))",
-    ]
+    return lint_check(*args, **kwargs)
 
 
-THEME = Theme({
-    "tl.location": "bold", "tl.rule": "bold magenta", "tl.error": "bold red",
-    "tl.warning": "yellow", "tl.info": "cyan", "tl.cost": "green",
-})  # fmt: skip
+def text_console() -> Console:
+    """A console that colours the text format on a terminal; files and pipes get plain text."""
+    from rich.console import Console
+    from rich.highlighter import RegexHighlighter
+    from rich.theme import Theme
+
+    class FindingHighlighter(RegexHighlighter):
+        base_style = "tl."
+        highlights = [  # noqa: RUF012 (rich's API is a class attribute)
+            r"^(?P<location>[^\s:]+:\d+:\d+):",
+            r"(?P<rule>\bTL\d{3}\b)",
+            r"(?P<error>\[error\])|(?P<warning>\[warning\])|(?P<info>\[info\])",
+            r"(?P<cost>\(~[^)]*per run\))",
+        ]
+
+    theme = Theme({
+        "tl.location": "bold", "tl.rule": "bold magenta", "tl.error": "bold red",
+        "tl.warning": "yellow", "tl.info": "cyan", "tl.cost": "green",
+    })  # fmt: skip
+    return Console(highlighter=FindingHighlighter(), theme=theme)
 
 
 def handle_errors(command: F) -> F:
@@ -92,6 +91,11 @@ def handle_errors(command: F) -> F:
 
 def write_crash_report() -> Path:
     """Versions and the traceback (never file contents), for a bug report."""
+    import platform
+    import tempfile
+    import traceback
+    from datetime import datetime, timezone
+
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     with tempfile.NamedTemporaryFile(
         "w", prefix=f"trainlint-crash-{stamp}-", suffix=".log", delete=False
@@ -114,7 +118,7 @@ def main() -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(list(renderers())),
+    type=click.Choice(report_names()),
     default=None,
     help="Report format.  [default: github when GITHUB_ACTIONS=true, else text]",
 )
@@ -194,6 +198,14 @@ def main() -> None:
     "tree included), at both revisions; report new and fixed findings and the cost change. "
     "Only new findings count for the exit code.",
 )
+@click.option(
+    "--jobs",
+    "-j",
+    "workers",
+    type=click.IntRange(min=1),
+    help="Worker processes for parsing and evaluation.  [default: 2 (at most the cores) "
+    f"from {PARALLEL_THRESHOLD} files or jobs, else 1]",
+)
 @handle_errors
 def check(
     paths: tuple[Path, ...],
@@ -211,8 +223,13 @@ def check(
     write_baseline: Path | None,
     offline: bool,
     diff_base: str | None = None,
+    workers: int | None = None,
 ) -> None:
     """Check the training jobs under PATHS (default: the current directory)."""
+    from trainlint import suppress
+    from trainlint.config import find_config
+    from trainlint.findings import at_or_above
+
     if engine_name == "opa" and not opa_url:
         raise ConfigError("--engine opa needs --opa-url URL (the OPA server)")
     if opa_url and engine_name != "opa":
@@ -227,31 +244,31 @@ def check(
             extend_select=_split(extend_select), baseline=baseline, opa_url=opa_url,
             namespaces=_split(namespaces), all_namespaces=all_namespaces, offline=offline,
         )  # fmt: skip
-        threshold = cast(Severity, fail_on or config.fail_on or "warning")
+        threshold = cast("Severity", fail_on or config.fail_on or "warning")
         sys.exit(check_diff(targets, diff_base, fmt, output, threshold, options))
     report = run_check(
         targets, engine_name, _split(select) or None, _split(ignore),
         extend_select=_split(extend_select), baseline=baseline, config=config,
         opa_url=opa_url, namespaces=_split(namespaces), all_namespaces=all_namespaces,
-        offline=offline,
+        offline=offline, workers=workers,
     )  # fmt: skip
     if write_baseline is not None:
         written = suppress.write_baseline(report.findings, write_baseline)
         click.echo(f"Wrote {written} finding(s) to {write_baseline}.")
         sys.exit(EXIT_ERROR if report.errors else EXIT_CLEAN)
     fmt = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
-    text = renderers()[fmt](report)
+    text = renderer(fmt)(report)
     if fmt == "github":
         append_step_summary(report)
     if output is not None:
         output.write_text(text)
     elif fmt == "text" and sys.stdout.isatty():
-        Console(highlighter=FindingHighlighter(), theme=THEME).print(text, end="", soft_wrap=True)
+        text_console().print(text, end="", soft_wrap=True)
     else:
         click.echo(text, nl=False)
     if report.errors:
         sys.exit(EXIT_ERROR)
-    threshold = cast(Severity, fail_on or config.fail_on or "warning")
+    threshold = cast("Severity", fail_on or config.fail_on or "warning")
     counted = [f for f in report.findings if f.suppression is None]
     sys.exit(EXIT_FINDINGS if at_or_above(counted, threshold) else EXIT_CLEAN)
 
@@ -263,6 +280,7 @@ def check_diff(
     """``check --diff``: text = the new findings and a summary, json = the DiffReport,
     markdown = the PR comment; any other format renders the head's new findings only."""
     from trainlint.diff import diff_check
+    from trainlint.findings import at_or_above
     from trainlint.report import markdown, text
 
     diff = diff_check(targets, base, **options)
@@ -276,14 +294,13 @@ def check_diff(
         lines += [f"error: {e.side}: {e.job}: {e.message}" for e in diff.errors]
         rendered = "\n".join([*lines, markdown.diff_line(diff)]) + "\n"
     else:
-        rendered = renderers()[fmt](diff.head_report_new_only())
+        rendered = renderer(fmt)(diff.head_report_new_only())
         if fmt == "github":
             append_step_summary(diff.head_report_new_only())
     if output is not None:
         output.write_text(rendered)
     elif fmt == "text" and sys.stdout.isatty():
-        console = Console(highlighter=FindingHighlighter(), theme=THEME)
-        console.print(rendered, end="", soft_wrap=True)
+        text_console().print(rendered, end="", soft_wrap=True)
     else:
         click.echo(rendered, nl=False)
     if diff.errors:
@@ -295,6 +312,8 @@ def append_step_summary(report: Report) -> None:
     """In GitHub Actions, add the job summary (every finding) to the step's summary file."""
     path = os.environ.get("GITHUB_STEP_SUMMARY")
     if path:
+        from trainlint.report import github as github_report
+
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(github_report.job_summary(report))
 
@@ -307,6 +326,12 @@ def append_step_summary(report: Report) -> None:
 @handle_errors
 def show(paths: tuple[Path, ...], fmt: str) -> None:
     """Show the jobs trainlint sees: every fact with its provenance, and the estimates."""
+    import json
+
+    import yaml
+
+    from trainlint.lint import load_jobs
+
     jobs = load_jobs(list(paths) or [Path(".")])
     document = {"jobs": [job.as_input() for job in jobs]}
     if fmt == "json":
@@ -323,10 +348,20 @@ def show(paths: tuple[Path, ...], fmt: str) -> None:
 @handle_errors
 def estimate(paths: tuple[Path, ...], fmt: str) -> None:
     """Estimate memory per GPU, step time, run cost and checkpoint overhead, with sources."""
+    import json
+
+    from trainlint.estimate_view import document as estimate_document
+    from trainlint.estimate_view import render_text as render_estimates
+    from trainlint.estimate_view import view as estimate_view
+    from trainlint.lint import load_jobs
+
     jobs = load_jobs(list(paths) or [Path(".")])
     if fmt == "json":
         click.echo(json.dumps(estimate_document(jobs), indent=2))
     elif sys.stdout.isatty() and jobs:
+        from rich.console import Console
+        from rich.table import Table
+
         console = Console()
         for job in jobs:
             shown = estimate_view(job)
@@ -350,6 +385,10 @@ def estimate(paths: tuple[Path, ...], fmt: str) -> None:
 @handle_errors
 def rule(key: str) -> None:
     """Explain one rule (id or slug): what it does, why, an example, the fix, its options."""
+    from trainlint.config import find_config
+    from trainlint.policy import load_policy
+    from trainlint.rule_docs import render_rule, rule_params
+
     config = find_config(Path("."))
     pack = load_policy(config).pack
     meta = pack.get_rule(key)
@@ -357,6 +396,7 @@ def rule(key: str) -> None:
         raise ConfigError(f"unknown rule {key!r} (see `trainlint rules`)")
     text = render_rule(meta, rule_params(meta, pack))
     if sys.stdout.isatty():
+        from rich.console import Console
         from rich.markdown import Markdown  # markdown-it: only for this command
 
         Console().print(Markdown(text))
@@ -370,6 +410,8 @@ def rule(key: str) -> None:
 @handle_errors
 def init(folder: Path | None, force: bool) -> None:
     """Write a commented starter .trainlint.toml in FOLDER (default: the current directory)."""
+    from trainlint.starter import STARTER_TOML
+
     target = (folder or Path(".")) / ".trainlint.toml"
     if target.exists() and not force:
         raise ConfigError(f"{target} exists (use --force to overwrite it)")
@@ -403,6 +445,10 @@ def pack_init(name: str, directory: Path | None) -> None:
 @handle_errors
 def pack_build(directory: Path, output: Path) -> None:
     """Build DIRECTORY into a deterministic .tar.gz bundle (sign first to ship it signed)."""
+    import hashlib
+
+    from trainlint.packs import bundle
+
     members = bundle.build(directory, output)
     digest = hashlib.sha256(output.read_bytes()).hexdigest()
     click.echo(f"Built {output} ({len(members)} files), sha256 {digest}")
@@ -415,6 +461,10 @@ def pack_build(directory: Path, output: Path) -> None:
 @handle_errors
 def pack_inspect(path: Path, fmt: str) -> None:
     """Show a pack (directory or .tar.gz): name, revision, roots, rules, params, locks."""
+    import json
+
+    from trainlint.packs import describe_pack, render_description
+
     desc = describe_pack(path)
     text = json.dumps(desc, indent=2) + "\n" if fmt == "json" else render_description(desc)
     click.echo(text, nl=False)
@@ -497,6 +547,8 @@ def pack_test(directory: Path, case_dirs: tuple[Path, ...], engine_name: str) ->
 @handle_errors
 def rules() -> None:
     """List the rules of the builtin pack."""
+    from trainlint.packs import load_builtin_pack
+
     for rule in sorted(load_builtin_pack().rules, key=lambda r: r.id):
         summary = first_sentence(rule.description)
         click.echo(f"{rule.id}  {rule.slug:<26} {rule.severity:<8} {summary}")
@@ -506,6 +558,8 @@ def rules() -> None:
 @handle_errors
 def formats() -> None:
     """List the formats trainlint reads, with example file names (docs/formats.md has keys)."""
+    from trainlint.formats import catalogue
+
     for info in catalogue():
         examples = ", ".join(info.examples)
         click.echo(f"{info.name:<16} {info.role:<11} {examples}")
@@ -605,6 +659,8 @@ def probe(
     **dims: int | None,
 ) -> None:
     """Measure a job's step time, memory and scaling with short torchrun runs."""
+    from rich.console import Console
+
     from trainlint.probe import probe as run_probe
 
     sizes = None

@@ -118,7 +118,7 @@ class RepoConfig(BaseModel):
 
 def find_config(start: Path) -> RepoConfig:
     """The closest config at or above ``start`` (a file's folder or a folder); defaults if none."""
-    folder = start.resolve() if start.is_dir() else start.resolve().parent
+    folder = start.resolve() if start.is_dir() else start.absolute().parent.resolve()
     for directory in [folder, *folder.parents]:
         for name in CONFIG_FILES:
             candidate = directory / name

@@ -45,14 +45,25 @@ EXCLUDED_NAMES = OTHER_TOOLS_TOML | frozenset({
 def discover(paths: Iterable[Path]) -> list[Path]:
     """Candidate files, sorted, each file once however it was named (``a`` and ``$PWD/a``).
 
-    Files named explicitly are always candidates.
+    Files named explicitly are always candidates, and so is anything else named explicitly
+    that is not a directory (a FIFO, a device, a symlink loop): ``read_file`` reports it as
+    TL901 without opening it. A walk only yields regular files and never follows a symlinked
+    directory, so it cannot loop.
     """
     found: dict[Path, Path] = {}
     for path in paths:
-        candidates = [path] if path.is_file() else _walk(path) if path.is_dir() else []
+        if path.is_dir():
+            candidates: Iterable[Path] = _walk(path)
+        else:
+            candidates = [path] if os.path.lexists(path) else []
         for candidate in candidates:
-            found.setdefault(candidate.resolve(), candidate)
+            found.setdefault(resolved(candidate), candidate)
     return sorted(found.values())
+
+
+def resolved(path: Path) -> Path:
+    """``path.resolve()`` that never raises: a symlink loop resolves as far as it goes."""
+    return Path(os.path.realpath(path))
 
 
 def _walk(root: Path) -> Iterator[Path]:
@@ -98,7 +109,8 @@ def _ignored(spec: pathspec.GitIgnoreSpec | None, root: Path, path: Path, is_dir
 
 
 def _is_candidate(path: Path) -> bool:
-    if path.name in EXCLUDED_NAMES or not path.is_file():  # is_file: regular files only
+    # is_file: regular files only (a FIFO or device is never opened); False on a symlink loop
+    if path.name in EXCLUDED_NAMES or not path.is_file():
         return False
     if path.suffix.lower() in CANDIDATE_SUFFIXES:
         return True

@@ -6,6 +6,7 @@ The CLI is a thin shell around ``check``; nothing here imports click or rich.
 from __future__ import annotations
 
 import datetime
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,7 @@ from trainlint import engine as engines
 from trainlint import suppress
 from trainlint.assemble import Workspace, assemble
 from trainlint.config import RepoConfig, find_config
-from trainlint.conftest_compat import conftest_report_findings, conftest_rule_ids
+from trainlint.conftest_compat import conftest_rule_ids
 from trainlint.discover import discover
 from trainlint.errors import ConfigError, PolicyError
 from trainlint.estimate import EstimateParams, estimate
@@ -26,6 +27,7 @@ from trainlint.job import Job, SourceFile
 from trainlint.measurement import attach_measurements, measurement_root
 from trainlint.packs import Pack, RuleMeta
 from trainlint.packs.layering import Violation
+from trainlint.parallel import evaluate_jobs, read_documents, worker_count
 from trainlint.policy import PlacedViolation, Policy, config_line, load_policy
 
 
@@ -78,16 +80,24 @@ class Selection:
 
 
 def load_jobs(
-    paths: Sequence[Path], pack: Pack | None = None, config: RepoConfig | None = None
+    paths: Sequence[Path],
+    pack: Pack | None = None,
+    config: RepoConfig | None = None,
+    *,
+    workers: int | None = None,
 ) -> list[Job]:
     """Discover, parse and assemble the jobs under ``paths``, with their estimates filled
-    from the pack's ``params.estimate`` assumptions."""
-    missing = [str(p) for p in paths if not p.exists()]
+    from the pack's ``params.estimate`` assumptions. Files are parsed in ``workers``
+    processes (default: ``parallel.worker_count``'s choice for the number of files)."""
+    missing = [str(p) for p in paths if not os.path.lexists(p)]  # a symlink loop is TL901
     if missing:
         raise ConfigError(f"path does not exist: {', '.join(missing)}")
     config = config or find_config(paths[0])
     params = estimate_params(pack or load_policy(config).pack)
-    jobs = assemble(discover(paths), Workspace(config=config))
+    found = discover(paths)
+    space = Workspace(config=config)
+    read_documents(found, space, worker_count(len(found), workers))
+    jobs = assemble(found, space)
     attach_measurements(jobs, measurement_root(paths[0]))  # first: estimates use them
     for job in jobs:
         job.estimates = estimate(job, params)
@@ -127,13 +137,15 @@ def check(
     namespaces: Sequence[str] = (),
     all_namespaces: bool = False,
     offline: bool = False,
+    workers: int | None = None,
 ) -> Report:
     """Every finding of the policy's rules on every job under ``paths``, sorted by location.
 
     The policy is ``pack`` (default: builtin) under the config's org packs and params. Suppressed
     findings are kept and marked; TL905 reports suppressions that are unused, malformed or
     expired, TL906 every attempt to loosen a lock. Conftest-style rules of the selected
-    ``namespaces`` run too.
+    ``namespaces`` run too. Big runs parse and evaluate in ``workers`` processes (default:
+    ``parallel.worker_count``'s choice); the report is the same for any number of them.
     """
     if config is None:
         config = find_config(paths[0]) if paths else RepoConfig()
@@ -151,17 +163,18 @@ def check(
     engine = engines.create_engine(engine_name, pack, opa_url=opa_url)  # compiled once
     running = tuple(rule for rule in pack.rules if _runs(rule, selection, policy))
     params = pack.data.get("trainlint", {}).get("params", {})
-    report = Report(jobs=load_jobs(paths, pack, config), rules=running, params=params)
+    jobs = load_jobs(paths, pack, config, workers=workers)
+    report = Report(jobs=jobs, rules=running, params=params)
     rules = {rule.package.rsplit(".", 1)[-1]: rule for rule in pack.rules}
-    for job in report.jobs:
-        try:
-            results = engine.evaluate(job.as_input())
-            conftest = conftest_report_findings(engine, pack, job, namespaces, all_namespaces)
-        except PolicyError as exc:
-            report.errors.append(RunError(job=job.id, message=str(exc)))
+    remote = engines.ENGINES[engine_name].remote  # one server: requests stay in order
+    count = 1 if remote else worker_count(len(jobs), workers)
+    evaluations = evaluate_jobs(engine, engine_name, pack, jobs, namespaces, all_namespaces, count)
+    for job, evaluation in zip(jobs, evaluations, strict=True):
+        if evaluation.error is not None:
+            report.errors.append(RunError(job=job.id, message=evaluation.error))
             continue
-        report.findings.extend(conftest)  # namespaces select them, not --select (no TL id)
-        for package, raws in results.items():
+        report.findings.extend(evaluation.conftest)  # namespaces select them, not --select
+        for package, raws in evaluation.results.items():
             rule = rules.get(package)
             if rule is None or package in GOVERNANCE or not _runs(rule, selection, policy):
                 continue

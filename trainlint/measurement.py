@@ -45,6 +45,7 @@ from typing import Any
 
 from trainlint.assemble import display
 from trainlint.config import find_config
+from trainlint.discover import resolved
 from trainlint.estimate.catalog import resolve_gpu
 from trainlint.job import Job, Location, ParseError
 
@@ -107,12 +108,12 @@ def measurement_root(path: Path) -> Path:
     config = find_config(path)
     if config.root.is_absolute():  # found a file; the defaults' root is the relative "."
         return config.root
-    return path.resolve() if path.is_dir() else path.resolve().parent
+    return path.resolve() if path.is_dir() else path.absolute().parent.resolve()
 
 
 def job_slug(job: Job, root: Path) -> str:
     """The job id relative to ``root``, as a file name."""
-    entry = Path(job.id).resolve()
+    entry = resolved(Path(job.id))
     try:
         name = entry.relative_to(root.resolve()).as_posix()
     except ValueError:

@@ -23,6 +23,7 @@ import re
 from typing import Any
 
 from trainlint.engine.results import findings_by_rule, normalise
+from trainlint.engine.watchdog import GuardedEngine, needs_guard
 from trainlint.errors import PolicyError
 from trainlint.packs import Pack, module_package
 
@@ -38,7 +39,7 @@ class RegopyEngine:
 
     name: str = "regopy"
 
-    def __init__(self, pack: Pack) -> None:
+    def __init__(self, pack: Pack, *, check: bool = True) -> None:
         import regopy
 
         self._interpreter: Any = regopy.Interpreter()
@@ -49,6 +50,11 @@ class RegopyEngine:
             self._guard(self._interpreter.add_module, name, source)
         self._guard(self._interpreter.add_data_json, json.dumps(pack.data))
         self._bundle = self._guard(self._interpreter.build, QUERY)
+        if check:
+            self.check()
+
+    def check(self) -> None:
+        """Evaluate once with an empty input, so a broken module fails when the pack loads."""
         self.evaluate({})
 
     def evaluate(self, job_input: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
@@ -86,7 +92,10 @@ class RegopyEngine:
             raise PolicyError(f"regopy: {_describe(str(exc), self._sources)}") from None
 
 
-def create(pack: Pack) -> RegopyEngine:
+def create(pack: Pack) -> RegopyEngine | GuardedEngine:
+    """The compiled pack; time-bounded in a worker process unless trainlint ships every rule."""
+    if needs_guard(pack.modules):
+        return GuardedEngine(RegopyEngine(pack, check=False))
     return RegopyEngine(pack)
 
 

@@ -4,7 +4,8 @@ Queries use the ``*_as_json`` calls: ``eval_rule`` returns Python sets of dicts 
 "unhashable type: dict". regorus checks a module (unsafe variables, unknown functions) only
 when a query first reaches it, so the constructor evaluates all of ``data`` once with an empty
 input: a broken pack is reported when it is loaded, not on the first job, and never missed
-because no rule used the broken module.
+because no rule used the broken module. A pack with rules trainlint does not ship is evaluated
+under a time limit (``watchdog``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from trainlint.engine.results import findings_by_rule, normalise, one_line
+from trainlint.engine.watchdog import GuardedEngine, needs_guard
 from trainlint.errors import PolicyError
 from trainlint.packs import Pack
 
@@ -25,13 +27,18 @@ class RegorusEngine:
 
     name: str = "regorus"
 
-    def __init__(self, pack: Pack) -> None:
+    def __init__(self, pack: Pack, *, check: bool = True) -> None:
         import regorus
 
         self._engine: Any = regorus.Engine()
         for file, source in pack.modules.items():
             _call(self._engine.add_policy, f"{pack.name}/{file}", source)
         _call(self._engine.add_data_json, json.dumps(pack.data))
+        if check:
+            self.check()
+
+    def check(self) -> None:
+        """Evaluate all of ``data`` once with an empty input, so a broken module fails now."""
         _call(self._engine.set_input_json, "{}")
         _call(self._engine.eval_query_as_json, "data")
 
@@ -46,7 +53,10 @@ class RegorusEngine:
         return normalise(_value(_call(self._engine.eval_query_as_json, query)))
 
 
-def create(pack: Pack) -> RegorusEngine:
+def create(pack: Pack) -> RegorusEngine | GuardedEngine:
+    """The compiled pack; time-bounded in a worker process unless trainlint ships every rule."""
+    if needs_guard(pack.modules):
+        return GuardedEngine(RegorusEngine(pack, check=False))
     return RegorusEngine(pack)
 
 

@@ -1,4 +1,8 @@
-"""Output formats: every module here with a ``render(report) -> str`` is one, named after it."""
+"""Output formats: every module here with a ``render(report) -> str`` is one, named after it.
+
+``names`` lists the formats without importing them (the CLI's ``--format`` choices on every
+start); ``renderer`` imports only the one a run asks for.
+"""
 
 from __future__ import annotations
 
@@ -6,19 +10,44 @@ import importlib
 import pkgutil
 from collections.abc import Callable
 from functools import cache
+from typing import TYPE_CHECKING
 
-from trainlint.lint import Report
+if TYPE_CHECKING:
+    from trainlint.lint import Report
 
-Renderer = Callable[[Report], str]
+Renderer = Callable[["Report"], str]
+
+
+@cache
+def _modules() -> dict[str, str]:
+    """Format name (``json_`` → ``json``) → module name, from this folder's file names."""
+    found = {
+        info.name.rstrip("_"): info.name
+        for info in pkgutil.iter_modules(__path__)
+        if not info.name.startswith("_")
+    }
+    return dict(sorted(found.items()))
+
+
+def names() -> list[str]:
+    """The format names, sorted, without importing any format module."""
+    return list(_modules())
+
+
+def renderer(name: str) -> Renderer:
+    """The render function of one format (KeyError if there is no such format)."""
+    module = importlib.import_module(f"{__name__}.{_modules()[name]}")
+    render: Renderer = module.render
+    return render
 
 
 @cache
 def renderers() -> dict[str, Renderer]:
     """Format name (``json_`` → ``json``) → render function, discovered from this folder."""
     found: dict[str, Renderer] = {}
-    for info in pkgutil.iter_modules(__path__):
-        module = importlib.import_module(f"{__name__}.{info.name}")
+    for name, module_name in _modules().items():
+        module = importlib.import_module(f"{__name__}.{module_name}")
         render = getattr(module, "render", None)
         if callable(render):
-            found[info.name.rstrip("_")] = render
-    return dict(sorted(found.items()))
+            found[name] = render
+    return found

@@ -45,9 +45,10 @@ def read_document(file: Input, forced: str | None = None) -> Document | None:
     try:
         by_name = {source.name: source for source in all_sources()}
         if forced is not None:
-            if file.is_structured and not file.mapping:
+            source = by_name[forced]
+            if (file.is_structured or _reads_yaml_or_json(source)) and not file.mapping:
                 raise SourceError(f"not a {forced} config: the document is empty or not a mapping")
-            return finish(by_name[forced].parse(file), file)
+            return finish(source.parse(file), file)
         scored = [(source.recognise(file), index) for index, source in enumerate(all_sources())]
         confidence, best = max(scored, default=(0.0, -1))
         if confidence <= 0:
@@ -55,6 +56,13 @@ def read_document(file: Input, forced: str | None = None) -> Document | None:
         return finish(all_sources()[best].parse(file), file)
     except SourceError as exc:
         return broken(file.path, exc.message, exc.line, exc.column)
+
+
+def _reads_yaml_or_json(source: Source) -> bool:
+    """A format whose example files are all YAML/JSON parses a mapping (a shell script or a
+    TOML file forced onto it by the repo config is no such document)."""
+    examples = getattr(source, "EXAMPLES", ())
+    return bool(examples) and all(Input(name, "").is_structured for name in examples)
 
 
 def finish(doc: Document, file: Input) -> Document:

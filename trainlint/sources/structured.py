@@ -59,7 +59,10 @@ def _walk(path: Path, value: Any) -> Iterator[tuple[Path, Any]]:
 
 def check_size(text: str) -> None:
     if len(text) > MAX_BYTES:
-        raise SourceError(f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB")
+        raise SourceError(
+            f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB ({len(text):,} characters, "
+            f"limit {MAX_BYTES:,}); not read"
+        )
 
 
 def load_yaml(text: str) -> list[Tree]:

@@ -1,0 +1,22 @@
+"""A short, fixed budget of the atheris harness (skipped when atheris is not installed)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("atheris")
+
+HARNESS = Path(__file__).with_name("atheris_readers.py")
+
+
+def test_atheris_finds_no_crash_in_a_short_run(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(HARNESS), "-runs=1500", "-max_total_time=8", "-seed=1",
+         f"-artifact_prefix={tmp_path}/"],
+        capture_output=True, text=True, timeout=60, cwd=Path(__file__).parents[2],
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-4000:]
