@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from trainlint.assemble import display
 from trainlint.errors import PolicyError
 from trainlint.findings import Finding, Waste, fingerprint, locate
 from trainlint.job import Job, Location
@@ -257,18 +258,7 @@ def _loc(query: str, value: Any) -> Location:
     line = value.get("line", 1)
     if isinstance(line, bool) or not isinstance(line, (int, float)) or line < 1:
         raise PolicyError(f"{query}: '_loc.line' must be a number ≥ 1, got {line!r}")
-    return Location(file=_display(value["file"]), line=int(line), column=1)
-
-
-def _display(file: str) -> str:
-    """An absolute ``_loc`` file under the working directory is shown relative, like the rest."""
-    path = Path(file)
-    if path.is_absolute():
-        try:
-            return path.relative_to(Path.cwd()).as_posix()
-        except ValueError:
-            return file
-    return file
+    return Location(file=display(Path(value["file"])), line=int(line), column=1)
 
 
 def _is_pointer(value: str) -> bool:

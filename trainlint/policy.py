@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from trainlint.assemble import display
 from trainlint.config import RepoConfig
 from trainlint.errors import ConfigError
 from trainlint.job import Location
@@ -109,8 +109,8 @@ def config_line(config: RepoConfig, needles: Sequence[str]) -> Location:
         for number, line in enumerate(lines, start=1):
             if wanted and all(needle in line for needle in wanted):
                 column = line.index(wanted[0]) + 1
-                return Location(file=_display(config.source), line=number, column=column)
-    return Location(file=_display(config.source), line=1, column=1)
+                return Location(file=display(config.source), line=number, column=column)
+    return Location(file=display(config.source), line=1, column=1)
 
 
 def _param_line(config: RepoConfig, violation: Violation) -> Location:
@@ -126,10 +126,3 @@ def _pack_line(config: RepoConfig, violation: Violation) -> Location:
         if name and name in spelled:
             return config_line(config, [spelled])
     return config_line(config, ["packs"])
-
-
-def _display(path: Path) -> str:
-    try:
-        return path.resolve().relative_to(Path.cwd()).as_posix()
-    except ValueError:
-        return path.as_posix()

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from trainlint.assemble import display
 from trainlint.config import RepoConfig, Waiver
 from trainlint.errors import ConfigError
 from trainlint.findings import Finding, Suppression, selected
@@ -164,7 +165,7 @@ class Suppressions:
                     kind="waiver", reason=waiver.reason, approved_by=waiver.approved_by,
                     expires=waiver.expires.isoformat() if waiver.expires else None,
                     source=_config_name(self.config),
-                ), _config_location(self.config, waiver.reason)))  # fmt: skip
+                ), config_line(self.config, [waiver.reason])))  # fmt: skip
         return hits
 
     def _baseline(self, finding: Finding) -> list[Hit]:
@@ -174,8 +175,8 @@ class Suppressions:
         for entry in self.baseline:
             if not entry.used and (entry.rule, entry.file, entry.job, entry.fingerprint) == key:
                 entry.used = True
-                where = f"{_display(self.baseline_path)}:{entry.line}"
-                place = Location(file=_display(self.baseline_path), line=entry.line, column=1)
+                where = f"{display(self.baseline_path)}:{entry.line}"
+                place = Location(file=display(self.baseline_path), line=entry.line, column=1)
                 return [(Suppression(kind="baseline", reason="in the baseline", source=where),
                          place)]  # fmt: skip
         return []
@@ -191,7 +192,7 @@ class Suppressions:
                 if not ignore.used and all(ran(code) for code in ignore.codes)
             ]
         for index, waiver in enumerate(self.config.waivers):
-            where = _config_location(self.config, waiver.reason)
+            where = config_line(self.config, [waiver.reason])
             if _expired(waiver, self.today):
                 assert waiver.expires is not None
                 detail = f"waiver for {waiver.rule} on {waiver.path!r} expired on "
@@ -200,7 +201,7 @@ class Suppressions:
             elif index not in self.waivers_used and ran(waiver.rule):
                 detail = f"waiver for {waiver.rule} on {waiver.path!r} matches no finding"
                 problems.append(Problem("waiver", "unused", detail, where))
-        baseline = _display(self.baseline_path) if self.baseline_path else "<baseline>"
+        baseline = display(self.baseline_path) if self.baseline_path else "<baseline>"
         problems += [
             Problem("baseline", "unused",
                     f"baseline entry for {entry.rule} in {entry.file} matches no finding "
@@ -229,7 +230,7 @@ def collect(
         result.problems += problems
     for waiver in config.waivers:
         if not known(waiver.rule):
-            where = _config_location(config, waiver.reason)
+            where = config_line(config, [waiver.reason])
             result.problems.append(
                 Problem("waiver", "malformed", f"waiver names unknown rule {waiver.rule!r}", where)
             )
@@ -358,24 +359,7 @@ def _unused_inline(ignore: InlineIgnore) -> str:
 
 
 def _config_name(config: RepoConfig) -> str | None:
-    return _display(config.source) if config.source else None
-
-
-def _config_location(config: RepoConfig, needle: str) -> Location:
-    """The line of the config that mentions ``needle`` (a waiver's reason), else line 1."""
-    if config.source is None:
-        return Location(file="<config>", line=1, column=1)
-    text = _text(config.source) or ""
-    lines = text.splitlines()
-    number = next((i for i, line in enumerate(lines, 1) if needle in line), 1)
-    return Location(file=_display(config.source), line=number, column=1)
-
-
-def _display(path: Path) -> str:
-    try:
-        return path.resolve().relative_to(Path.cwd()).as_posix()
-    except ValueError:
-        return path.as_posix()
+    return display(config.source) if config.source else None
 
 
 def _relative(path: str, folder: Path) -> str:

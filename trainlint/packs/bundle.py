@@ -318,12 +318,9 @@ def _check_data_roots(roots: list[str], node: Any, path: str, origin: str) -> No
 
 
 def check_version(manifest: Manifest | None, current: str, origin: str) -> None:
-    """Refuse a pack whose ``metadata.min_trainlint_version`` is newer than this trainlint.
-
-    A source tree that was never installed (``+source``) is not checked.
-    """
+    """Refuse a pack whose ``metadata.min_trainlint_version`` is newer than this trainlint."""
     wanted = manifest.info.min_trainlint_version if manifest else None
-    if not wanted or current.endswith("+source"):
+    if not wanted:
         return
     if _release(wanted) > _release(current):
         raise PolicyError(f"{origin}: pack needs trainlint >= {wanted}; this is trainlint "
