@@ -161,7 +161,8 @@ def test_min_trainlint_version() -> None:
         PolicyError, match=r"p: pack needs trainlint >= 1\.4; this is trainlint 1\.3\.9"
     ):
         check_version(needs, "1.3.9", "p")
-    check_version(needs, "0.0.0+source", "p")  # an uninstalled source tree is not checked
+    with pytest.raises(PolicyError, match=r"needs trainlint >= 1\.4"):
+        check_version(needs, "1.3+local", "p")  # a local build is judged by its release
 
 
 def test_too_new_pack_is_refused_on_load(tmp_path: Path) -> None:
