@@ -165,13 +165,32 @@ def conftest_report_findings(
     namespaces: Sequence[str] = (),
     all_namespaces: bool = False,
 ) -> list[Finding]:
-    """Located findings of the selected conftest namespaces for one job (lint.check calls
-    this once per job, next to ``engine.evaluate``); PolicyError on a malformed rule value."""
-    chosen = select_namespaces(pack, namespaces, all_namespaces)
-    if not chosen:
-        return []
-    results = conftest_findings(engine.query, job.as_input(), chosen, conftest_rules(pack))
-    return [to_finding(job, result) for result in results]
+    """Located findings of the selected conftest namespaces for one job; PolicyError on a
+    malformed rule value. For many jobs, make one ``ConftestPlan`` and call it per job."""
+    return ConftestPlan.of(pack, namespaces, all_namespaces).findings(engine, job)
+
+
+@dataclass(frozen=True)
+class ConftestPlan:
+    """What conftest evaluation needs from the pack, read once per run rather than per job
+    (finding the namespaces scans every module's source)."""
+
+    namespaces: list[str]
+    rules: dict[str, list[str]]
+
+    @classmethod
+    def of(
+        cls, pack: Pack, namespaces: Sequence[str] = (), all_namespaces: bool = False
+    ) -> ConftestPlan:
+        chosen = select_namespaces(pack, namespaces, all_namespaces)
+        return cls(chosen, conftest_rules(pack) if chosen else {})
+
+    def findings(self, engine: Engine, job: Job) -> list[Finding]:
+        """Located findings of the chosen namespaces for one job (next to ``engine.evaluate``)."""
+        if not self.namespaces:
+            return []
+        results = conftest_findings(engine.query, job.as_input(), self.namespaces, self.rules)
+        return [to_finding(job, result) for result in results]
 
 
 def to_finding(job: Job, result: ConftestResult) -> Finding:

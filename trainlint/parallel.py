@@ -29,6 +29,7 @@ from trainlint.errors import PolicyError
 
 if TYPE_CHECKING:
     from trainlint.assemble import Workspace
+    from trainlint.conftest_compat import ConftestPlan
     from trainlint.engine import Engine, Findings
     from trainlint.findings import Finding
     from trainlint.job import Job
@@ -148,19 +149,20 @@ class _Evaluator:
     namespaces: Sequence[str]
     all_namespaces: bool
     engine: Engine | None = None
+    conftest: ConftestPlan | None = None
 
     def __call__(self, index: int) -> Evaluation:
-        from trainlint.conftest_compat import conftest_report_findings
+        from trainlint.conftest_compat import ConftestPlan
         from trainlint.engine import create_engine
 
         if self.engine is None:
             self.engine = create_engine(self.engine_name, self.pack)
+        if self.conftest is None:
+            self.conftest = ConftestPlan.of(self.pack, self.namespaces, self.all_namespaces)
         job = self.jobs[index]
         try:
             results = self.engine.evaluate(job.as_input())
-            conftest = conftest_report_findings(
-                self.engine, self.pack, job, self.namespaces, self.all_namespaces
-            )
+            conftest = self.conftest.findings(self.engine, job)
         except PolicyError as exc:
             return Evaluation(error=str(exc))
         return Evaluation(results, conftest)

@@ -461,6 +461,28 @@ def test_finding_without_message_is_refused(tmp_path: Path, name: str) -> None:
         engine.evaluate({"x": True})
 
 
+@pytest.mark.parametrize("name", available_engines())
+def test_only_findings_are_evaluated(tmp_path: Path, name: str) -> None:
+    """A rule's helper rules run only as far as ``findings`` needs them: a helper that fails
+    at run time on every job (a conflict) costs nothing unless a finding uses it, and a rule
+    package without ``findings`` reports nothing rather than undefined for all."""
+    metadata = (
+        "# METADATA\n# title: {slug}\n# description: d\n# custom:\n#   id: {id}\n"
+        "#   severity: info\n#   category: c\n#   remediation: r\n"
+    )
+    quiet = metadata.format(slug="quiet", id="X1") + (
+        "package trainlint.rules.quiet\n\nimport rego.v1\n\n"
+        'findings contains {"message": "m", "pointer": "/x"} if input.x == 1\n\n'
+        "_clash := 1 if input.x\n\n_clash := 2 if input.x\n"
+    )
+    silent = metadata.format(slug="silent", id="X2") + (
+        "package trainlint.rules.silent\n\nimport rego.v1\n\nhelper := true\n"
+    )
+    engine = create_engine(name, load_pack(_write_pack(tmp_path, quiet=quiet, silent=silent)))
+    assert engine.evaluate({"x": 1}) == {"quiet": [{"message": "m", "pointer": "/x"}]}
+    assert engine.evaluate({"x": 2}) == {"quiet": []}
+
+
 def test_normalise_makes_engine_numbers_comparable() -> None:
     assert normalise({"a": [0.30000000000000004, 2.0, 1e21, True, None]}) == {
         "a": [0.3, 2, 1e21, True, None]

@@ -1,7 +1,8 @@
 """Rego engines behind one small interface (DESIGN §1, step 5).
 
 A backend compiles a pack's modules and data once, in its constructor; ``evaluate`` only sets
-the input and queries ``data.trainlint.rules``, and ``query`` reads any other document (the
+the input and queries every rule's ``findings`` (the embedded backends through the generated
+module of ``collect``), and ``query`` reads any other document (the
 conftest-style ``data.<namespace>.deny`` rules). The ``opa`` backend is remote: it compiles
 nothing and sends each job to an OPA server (``--opa-url``), so it is not listed by
 ``available_engines``. Backends are imported on demand, and each

@@ -22,12 +22,12 @@ import json
 import re
 from typing import Any
 
+from trainlint.engine import collect
 from trainlint.engine.results import findings_by_rule, normalise
 from trainlint.engine.watchdog import GuardedEngine, needs_guard
 from trainlint.errors import PolicyError
 from trainlint.packs import Pack, module_package
 
-QUERY = "data.trainlint.rules"
 _FUNCTION_HEAD = re.compile(r"^([A-Za-z_]\w*)\(", re.MULTILINE)
 _ERROR = re.compile(
     r"\(error(?:\s+\d+:(?P<file>[^|\s]*)\|(?P<offset>\d+)\|\d+)?\s*\(errormsg (?P<n>\d+):"
@@ -49,7 +49,9 @@ class RegopyEngine:
         for name, source in self._sources.items():
             self._guard(self._interpreter.add_module, name, source)
         self._guard(self._interpreter.add_data_json, json.dumps(pack.data))
-        self._bundle = self._guard(self._interpreter.build, QUERY)
+        collector = collect.collector_module(rule.package for rule in pack.rules)
+        self._guard(self._interpreter.add_module, collect.FILE, collector)
+        self._bundle = self._guard(self._interpreter.build, collect.QUERY)
         if check:
             self.check()
 

@@ -14,12 +14,11 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from trainlint.engine import collect
 from trainlint.engine.results import findings_by_rule, normalise, one_line
 from trainlint.engine.watchdog import GuardedEngine, needs_guard
 from trainlint.errors import PolicyError
 from trainlint.packs import Pack
-
-QUERY = "data.trainlint.rules"
 
 
 class RegorusEngine:
@@ -33,6 +32,8 @@ class RegorusEngine:
         self._engine: Any = regorus.Engine()
         for file, source in pack.modules.items():
             _call(self._engine.add_policy, f"{pack.name}/{file}", source)
+        collector = collect.collector_module(rule.package for rule in pack.rules)
+        _call(self._engine.add_policy, collect.FILE, collector)
         _call(self._engine.add_data_json, json.dumps(pack.data))
         if check:
             self.check()
@@ -45,7 +46,7 @@ class RegorusEngine:
     def evaluate(self, job_input: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         """Set the job as input and read every rule package's findings."""
         _call(self._engine.set_input_json, json.dumps(job_input))
-        return findings_by_rule(_value(_call(self._engine.eval_query_as_json, QUERY)))
+        return findings_by_rule(_value(_call(self._engine.eval_query_as_json, collect.QUERY)))
 
     def query(self, job_input: dict[str, Any], query: str) -> Any:
         """The value of ``query`` (a reference such as ``data.main.deny``) for this job."""

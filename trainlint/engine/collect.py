@@ -1,0 +1,28 @@
+"""One query that evaluates each rule's ``findings`` and nothing else (issue 9).
+
+Querying ``data.trainlint.rules`` asks for every rule package's whole document, so every helper
+rule (``_message``, ``_applies``, ``params``...) is evaluated for every job although only
+``findings`` is read; for the builtin pack that was over half the evaluation time. The embedded
+backends add this generated module and query it instead: an object of each rule package's
+findings, keyed like ``data.trainlint.rules`` (``{"no_seed": {"findings": [...]}}``), so
+``results.findings_by_rule`` reads either. A package without a ``findings`` rule is left out,
+as it was from the package document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+PACKAGE = "trainlint_engine"
+FILE = "trainlint_engine/findings.rego"
+QUERY = f"data.{PACKAGE}.findings"
+
+
+def collector_module(rule_packages: Iterable[str]) -> str:
+    """The generated module for these packages (``trainlint.rules.no_seed``...), one line each:
+    regorus refuses lines over 1,024 columns."""
+    lines = [f"package {PACKAGE}", "", "import rego.v1", ""]
+    for package in sorted(set(rule_packages)):
+        short = package.rsplit(".", 1)[-1]
+        lines.append(f'findings["{short}"] := {{"findings": data.{package}.findings}}')
+    return "\n".join(lines) + "\n"
