@@ -70,7 +70,7 @@ class Workspace:
         for base in [referrer.parent, *referrer.parent.parents]:
             if _regular_file(base / candidate):
                 return base / candidate
-            if base.resolve() == self.root.resolve():
+            if resolved(base) == resolved(self.root):
                 break
         cwd_candidate = self.root / candidate
         return cwd_candidate if _regular_file(cwd_candidate) else None

@@ -94,6 +94,8 @@ class RepoConfig(BaseModel):
 
     def forced_format(self, path: Path) -> str | None:
         """The format the config assigns to ``path``, if a glob matches it."""
+        if not self.formats:
+            return None
         try:
             relative = path.resolve().relative_to(self.root.resolve()).as_posix()
         except ValueError:

@@ -6,6 +6,7 @@ file is (if any) is decided later by content (sources.read_document).
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -50,6 +51,7 @@ def discover(paths: Iterable[Path]) -> list[Path]:
     TL901 without opening it. A walk only yields regular files and never follows a symlinked
     directory, so it cannot loop.
     """
+    resolved.cache_clear()  # a new run: the tree may have changed since the last one
     found: dict[Path, Path] = {}
     for path in paths:
         if path.is_dir():
@@ -61,8 +63,13 @@ def discover(paths: Iterable[Path]) -> list[Path]:
     return sorted(found.values())
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def resolved(path: Path) -> Path:
-    """``path.resolve()`` that never raises: a symlink loop resolves as far as it goes."""
+    """``path.resolve()`` that never raises: a symlink loop resolves as far as it goes.
+
+    Remembered for the run (``discover`` starts each one afresh): assembly, the parse
+    workers and the measurement lookup ask again for every file, and each ``realpath``
+    costs an ``lstat`` per path component."""
     return Path(os.path.realpath(path))
 
 

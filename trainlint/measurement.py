@@ -115,7 +115,7 @@ def job_slug(job: Job, root: Path) -> str:
     """The job id relative to ``root``, as a file name."""
     entry = resolved(Path(job.id))
     try:
-        name = entry.relative_to(root.resolve()).as_posix()
+        name = entry.relative_to(resolved(root)).as_posix()
     except ValueError:
         name = job.id
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "job"

@@ -116,6 +116,14 @@ def _on(inp: Inputs, gpu: GpuSpec, p: EstimateParams, world: Fact[int] | None) -
     return replace(inp, hw=Hardware(gpu, memory, world, price_of(gpu, p)))
 
 
+def _total_on(inp: Inputs, p: EstimateParams, n: int) -> float | None:
+    """Memory per GPU of the job on ``n`` GPUs of any kind: weights, gradients, optimizer
+    states and activations depend on the count (sharding), never on the GPU model."""
+    return job_memory(
+        replace(inp, hw=replace(inp.hw, world=Fact(n, "estimated"))), p, Ledger()
+    ).total_bytes
+
+
 def _counts(inp: Inputs) -> list[int]:
     """The job's GPU count, then halvings that keep whole micro-batches per step."""
     world, micro, glob = inp.hw.world, inp.micro_batch, inp.global_batch
@@ -131,10 +139,15 @@ def _counts(inp: Inputs) -> list[int]:
 
 
 def _candidate(
-    inp: Inputs, p: EstimateParams, steps: int | None, checkpoint_s: float, per_node: int | None
+    inp: Inputs,
+    p: EstimateParams,
+    steps: int | None,
+    checkpoint_s: float,
+    per_node: int | None,
+    total: float | None,
 ) -> tuple[_Priced, Alternative] | None:
+    """``inp`` priced as an alternative, if its ``total`` memory per GPU fits with headroom."""
     gpu, world = inp.hw.gpu, inp.hw.world
-    total = job_memory(inp, p, Ledger()).total_bytes
     if gpu is None or world is None or total is None:
         return None
     if total > gpu.memory_bytes * (1 - p.headroom):
@@ -177,13 +190,15 @@ def alternatives(
     own = inp.hw.gpu.name if inp.hw.gpu else None
     found: list[tuple[_Priced, Alternative]] = []
     counts = _counts(inp)
+    totals = {n: _total_on(inp, p, n) for n in counts}  # memory per GPU does not depend on it
     for gpu in gpus():
         best: tuple[_Priced, Alternative] | None = None  # one row per GPU: its cheapest count
         for n in counts:
             if gpu.name == own and n == counts[0]:
                 continue
             world = Fact(n, "estimated")
-            candidate = _candidate(_on(inp, gpu, p, world), p, steps, checkpoint_s, gpus_per_node)
+            other = _on(inp, gpu, p, world)
+            candidate = _candidate(other, p, steps, checkpoint_s, gpus_per_node, totals[n])
             if candidate is None or candidate[0].rank >= current.rank * _CHEAPER:
                 continue
             if best is None or candidate[0].rank < best[0].rank:
