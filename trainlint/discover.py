@@ -10,8 +10,11 @@ import functools
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
+
 
 CANDIDATE_SUFFIXES = frozenset(
     {".yaml", ".yml", ".json", ".toml", ".sh", ".bash", ".slurm", ".sbatch", ".py"}
@@ -96,11 +99,15 @@ def _gitignore(root: Path) -> pathspec.GitIgnoreSpec | None:
     file = root / ".gitignore"
     if not file.is_file():
         return None
+    import pathspec  # only where there is a .gitignore to read
+
     valid = [line for line in file.read_text(errors="replace").splitlines() if _valid_pattern(line)]
     return pathspec.GitIgnoreSpec.from_lines(valid)
 
 
 def _valid_pattern(line: str) -> bool:
+    import pathspec
+
     try:
         pathspec.GitIgnoreSpec.from_lines([line])
     except (ValueError, TypeError):

@@ -17,7 +17,6 @@ so the output is byte-identical to a one-process run.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 from collections.abc import Callable, Sequence
@@ -49,13 +48,16 @@ def worker_count(items: int, setting: int | None = None) -> int:
     """How many processes a stage of ``items`` uses: ``setting`` (``--jobs``) when given,
     else 1 below ``THRESHOLD`` and ``min(MAX_WORKERS, cores)`` above; never more than the
     items, and 1 where workers cannot be forked."""
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1
     if setting is None:
         wanted = min(MAX_WORKERS, os.cpu_count() or 1) if items >= THRESHOLD else 1
     else:
         wanted = setting
-    return max(1, min(wanted, items))
+    wanted = max(1, min(wanted, items))
+    if wanted == 1:
+        return 1  # a small run never imports multiprocessing (~10 ms of a one-file check)
+    import multiprocessing
+
+    return wanted if "fork" in multiprocessing.get_all_start_methods() else 1
 
 
 def _map(
@@ -68,7 +70,8 @@ def _map(
     """``function`` over ``items`` in forked workers set up by ``initializer(state)``, results
     in ``items`` order. Workers ignore Ctrl-C: the parent takes it, drops the work not yet
     started and re-raises, so an interrupted run still exits 130 without worker tracebacks."""
-    from concurrent.futures import ProcessPoolExecutor  # its import costs a small run time
+    import multiprocessing  # both imports cost a small run time
+    from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("fork")
     pool = ProcessPoolExecutor(

@@ -23,16 +23,17 @@ import io
 import json
 import os
 import re
-import tarfile
-import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from trainlint.errors import PolicyError
+
+if TYPE_CHECKING:
+    import tarfile  # imported where archives are read or written: a check reads a directory
 
 MANIFEST = ".manifest"
 SIGNATURES = ".signatures.json"
@@ -137,6 +138,8 @@ _DOTFILES = (MANIFEST, SIGNATURES)
 
 def read_archive(archive: Path, limits: Limits = DEFAULT_LIMITS) -> dict[str, bytes]:
     """Extract a ``.tar.gz`` in memory, refusing anything but plain files with safe names."""
+    import tarfile
+
     files: dict[str, bytes] = {}
     total = 0
     try:
@@ -180,6 +183,8 @@ _DRIVE = re.compile(r"^[A-Za-z]:")
 
 def _member_name(archive: Path, member: tarfile.TarInfo) -> str:
     """The member's bundle path; PolicyError naming it when it is unsafe or not a file."""
+    import tarfile
+
     raw = member.name
     where = f"{archive}: member {raw!r}"
     if member.issym() or member.islnk():
@@ -361,6 +366,8 @@ def build(directory: Path, output: Path) -> list[str]:
     skip = output.resolve().relative_to(directory.resolve()).as_posix() if _inside(
         output, directory) else None  # fmt: skip
     names = sorted(name for name in files if name != skip)
+    import tarfile
+
     payload = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=payload, mtime=0) as zipped:  # noqa: SIM117
         with tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as tar:
@@ -375,6 +382,8 @@ def _inside(path: Path, folder: Path) -> bool:
 
 
 def _tarinfo(name: str, size: int) -> tarfile.TarInfo:
+    import tarfile
+
     info = tarfile.TarInfo(name)
     info.size, info.mtime, info.mode = size, 0, 0o644
     info.uid = info.gid = 0
@@ -384,6 +393,8 @@ def _tarinfo(name: str, size: int) -> tarfile.TarInfo:
 
 
 def _write_atomic(target: Path, content: bytes) -> None:
+    import tempfile
+
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
     try:

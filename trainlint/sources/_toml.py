@@ -1,24 +1,30 @@
-"""TOML with key positions: tomlkit decides validity and values, tree-sitter-toml gives places.
+"""TOML with key positions: tomllib decides validity and values, tree-sitter-toml gives places.
 
-The same split as JSON in ``structured``: the parser that knows the language's rules (tomlkit,
-pure Python, so Python 3.10 works without ``tomllib``) says whether the file is valid and what
-it holds; tree-sitter gives the 1-based line and column of every key, table header and array
-item, so TOML configs are located like YAML and JSON ones.
+The same split as JSON in ``structured``: the parser that knows the language's rules (the
+standard ``tomllib``, ``tomli`` on Python 3.10) says whether the file is valid and what it
+holds; tree-sitter gives the 1-based line and column of every key, table header and array
+item, so TOML configs are located like YAML and JSON ones. A file tomllib rejects is parsed
+again with tomlkit, whose error names the line and column where tomllib often says only "at
+end of document"; tomlkit is ~15x slower, so valid files never reach it (issue 9).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from functools import cache
 from typing import Any
 
-import tomlkit
-import tomlkit.exceptions
 import tree_sitter
 import tree_sitter_toml
 
 from trainlint.errors import SourceError
 from trainlint.sources.structured import MAX_DEPTH, Path, Tree, check_size, point
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 Spans = dict[Path, tuple[int, int]]
 _KEYS = frozenset({"bare_key", "quoted_key", "dotted_key"})
@@ -33,16 +39,28 @@ def load_toml(text: str) -> Tree:
     """A TOML document as plain data with key positions; raises SourceError when invalid."""
     check_size(text)
     try:
-        data = tomlkit.parse(text).unwrap()
+        data = tomllib.loads(text)
+    except (RecursionError, ValueError):
+        data = _data_or_located_error(text)
+    source = text.encode()
+    builder = _SpanBuilder(source)
+    builder.document(_parser().parse(source).root_node)
+    return Tree(data, builder.spans)
+
+
+def _data_or_located_error(text: str) -> dict[str, Any]:
+    """tomlkit's reading of a file tomllib rejected: its SourceError names the line and
+    column; should tomlkit accept the file after all, its values are used."""
+    import tomlkit
+    import tomlkit.exceptions
+
+    try:
+        return dict(tomlkit.parse(text).unwrap())
     except tomlkit.exceptions.ParseError as exc:
         message = str(exc).split(" at line ")[0]
         raise SourceError(f"invalid TOML: {message}", exc.line, exc.col) from None
     except (RecursionError, ValueError) as exc:
         raise SourceError(f"invalid TOML: {exc}") from None
-    source = text.encode()
-    builder = _SpanBuilder(source)
-    builder.document(_parser().parse(source).root_node)
-    return Tree(data, builder.spans)
 
 
 class _SpanBuilder:

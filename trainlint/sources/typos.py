@@ -9,9 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from rapidfuzz import process
-from rapidfuzz.distance import DamerauLevenshtein
-
 from trainlint.job import UnknownKey
 from trainlint.sources.structured import Path, Tree
 
@@ -49,6 +46,9 @@ def suggest(key: str, known: Collection[str], min_length: int = MIN_LENGTH) -> s
     ``min_length`` can be lowered for a small closed key set (trainlint's annotations)."""
     if key in known or len(key) < min_length or key.startswith(("_", "x-")):
         return None
+    from rapidfuzz import process  # only for unknown keys: most files have none
+    from rapidfuzz.distance import DamerauLevenshtein
+
     match = process.extractOne(
         key, known, scorer=DamerauLevenshtein.distance, score_cutoff=MAX_EDITS
     )
