@@ -29,7 +29,9 @@ _PREFIXED = re.compile(
 )
 _HEX = re.compile(r"[0-9a-fA-F]{32,}")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_\-]{32,}={0,2}")
-_PIECE = re.compile(r"[^\s\"'=,;:@]+")
+# Pieces shorter than the shortest credential (a prefix and 12 characters: ``hf_`` + 12) are
+# never secret, so they are not even matched: most pieces of a command line are short.
+_PIECE = re.compile(r"[^\s\"'=,;:@]{15,}")
 _NAMED_VALUE = re.compile(
     rf"(?P<name>[\w.\-]*(?:{_SECRET_WORDS})[\w.\-]*)"
     r"(?P<sep>=|\s+)(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"']+)",
@@ -73,8 +75,10 @@ _URL_CREDENTIALS = re.compile(r"(?P<scheme>[A-Za-z][\w+.\-]*://[^\s/:@]+:)[^\s/@
 def redact_text(text: str) -> str:
     """A command line with the values of secret-named options/variables, passwords in URLs
     and token-shaped pieces replaced by ``<redacted>``."""
-    text = _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", text)
-    text = _NAMED_VALUE.sub(_named, text)
+    if "://" in text:
+        text = _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", text)
+    if _SECRET_NAME.search(text):  # a cheap test first: _NAMED_VALUE backtracks on each word
+        text = _NAMED_VALUE.sub(_named, text)
     return _PIECE.sub(lambda m: REDACTED if secret_value(m.group(0)) else m.group(0), text)
 
 

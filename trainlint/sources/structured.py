@@ -27,6 +27,13 @@ MAX_DEPTH = 64
 MAX_NODES = 200_000
 
 _PLAIN_TAGS = frozenset({"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"})
+_SCALAR_TAGS = ("null", "bool", "int", "float", "str", "timestamp", "binary")
+_SCALAR_CONSTRUCTORS = {
+    f"tag:yaml.org,2002:{name}": yaml.constructor.SafeConstructor.yaml_constructors[
+        f"tag:yaml.org,2002:{name}"
+    ]
+    for name in _SCALAR_TAGS
+}
 
 
 @dataclass
@@ -83,6 +90,7 @@ def load_yaml(text: str) -> list[Tree]:
 class _YamlBuilder:
     def __init__(self) -> None:
         self.constructor = yaml.constructor.SafeConstructor()
+        self.scalars = _SCALAR_CONSTRUCTORS
         self.spans: dict[Path, tuple[int, int]] = {}
         self.budget = MAX_NODES
 
@@ -105,6 +113,9 @@ class _YamlBuilder:
         if isinstance(node, yaml.SequenceNode):
             return self.sequence(node, path)
         try:
+            construct = self.scalars.get(node.tag)  # the safe constructor's own function,
+            if construct is not None:  # without construct_object's bookkeeping per scalar
+                return construct(self.constructor, node)
             return self.constructor.construct_object(node, deep=True)
         except yaml.YAMLError as exc:
             line, column = node.start_mark.line + 1, node.start_mark.column + 1
