@@ -6,7 +6,6 @@ file is (if any) is decided later by content (sources.read_document).
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -54,41 +53,77 @@ def discover(paths: Iterable[Path]) -> list[Path]:
     TL901 without opening it. A walk only yields regular files and never follows a symlinked
     directory, so it cannot loop.
     """
-    resolved.cache_clear()  # a new run: the tree may have changed since the last one
+    _RESOLVED.clear()  # a new run: the tree may have changed since the last one
     found: dict[Path, Path] = {}
     for path in paths:
         if path.is_dir():
-            candidates: Iterable[Path] = _walk(path)
-        else:
-            candidates = [path] if os.path.lexists(path) else []
-        for candidate in candidates:
-            found.setdefault(resolved(candidate), candidate)
+            for candidate, real in _walk(path):
+                found.setdefault(real, candidate)
+        elif os.path.lexists(path):
+            found.setdefault(resolved(path), path)
     return sorted(found.values())
 
 
-@functools.lru_cache(maxsize=1 << 16)
+_RESOLVED: dict[Path, Path] = {}
+
+
 def resolved(path: Path) -> Path:
     """``path.resolve()`` that never raises: a symlink loop resolves as far as it goes.
 
     Remembered for the run (``discover`` starts each one afresh): assembly, the parse
     workers and the measurement lookup ask again for every file, and each ``realpath``
     costs an ``lstat`` per path component."""
-    return Path(os.path.realpath(path))
+    real = _RESOLVED.get(path)
+    if real is None:
+        real = _RESOLVED[path] = Path(os.path.realpath(path))
+    return real
 
 
-def _walk(root: Path) -> Iterator[Path]:
-    ignore = _gitignore(root)
-    for directory, subdirs, files in os.walk(root):
-        base = Path(directory)
-        subdirs[:] = sorted(
-            d
-            for d in subdirs
-            if d not in EXCLUDED_DIRS and not _ignored(ignore, root, base / d, True)
-        )
-        for name in sorted(files):
-            path = base / name
-            if _is_candidate(path) and not _ignored(ignore, root, path, False):
-                yield path
+def _walk(root: Path) -> Iterator[tuple[Path, Path]]:
+    """Each candidate under ``root`` with its resolved path, in ``os.walk``'s order (a
+    folder's files, then its sub-folders, each sorted by name); symlinked folders are not
+    entered. A file that is no symlink resolves to its folder's resolved path plus its name:
+    one ``realpath`` per folder rather than per file."""
+    yield from _walk_folder(root, resolved(root), root, _gitignore(root))
+
+
+def _walk_folder(
+    folder: Path, real: Path, root: Path, ignore: pathspec.GitIgnoreSpec | None
+) -> Iterator[tuple[Path, Path]]:
+    try:
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=lambda entry: entry.name)
+    except OSError:
+        return
+    subfolders: list[tuple[Path, Path]] = []
+    for entry in entries:
+        path = folder / entry.name
+        if _is_dir(entry):
+            entered = not entry.is_symlink() and entry.name not in EXCLUDED_DIRS
+            if entered and not _ignored(ignore, root, path, True):
+                subfolders.append((path, real / entry.name))
+        elif _is_candidate(path, _is_file(entry)) and not _ignored(ignore, root, path, False):
+            if entry.is_symlink():
+                yield path, resolved(path)
+            else:
+                yield path, _RESOLVED.setdefault(path, real / entry.name)
+    for path, real_path in subfolders:
+        yield from _walk_folder(path, real_path, root, ignore)
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()  # follows a symlink, as os.walk does
+    except OSError:
+        return False
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    """A regular file (after symlinks): a FIFO or device is never opened; False on a loop."""
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
 
 
 def _gitignore(root: Path) -> pathspec.GitIgnoreSpec | None:
@@ -122,9 +157,8 @@ def _ignored(spec: pathspec.GitIgnoreSpec | None, root: Path, path: Path, is_dir
     return spec.match_file(relative)
 
 
-def _is_candidate(path: Path) -> bool:
-    # is_file: regular files only (a FIFO or device is never opened); False on a symlink loop
-    if path.name in EXCLUDED_NAMES or not path.is_file():
+def _is_candidate(path: Path, is_file: bool) -> bool:
+    if path.name in EXCLUDED_NAMES or not is_file:
         return False
     if path.suffix.lower() in CANDIDATE_SUFFIXES:
         return True

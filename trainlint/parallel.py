@@ -124,6 +124,9 @@ def read_documents(paths: Sequence[Path], space: Workspace, workers: int) -> Non
             pending.setdefault(key, path)
     if workers <= 1 or not pending:
         return
+    from trainlint.sources import all_sources
+
+    all_sources()  # the format modules, imported once before the fork rather than per worker
     targets = list(pending.values())
     forced = {path: space.config.forced_format(path) for path in targets}
     documents = _map(workers, _init_reader, forced, _read, targets)
