@@ -6,6 +6,7 @@ Exit codes (STYLE: pre-commit's tiers): 0 clean, 1 findings at or above ``--fail
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Callable
@@ -105,6 +106,24 @@ def write_crash_report() -> Path:
         )
         handle.write(f"argv {sys.argv}\n\n{traceback.format_exc()}")
     return Path(handle.name)
+
+
+def run() -> None:
+    """The ``trainlint`` program (console script and ``python -m trainlint``): ``main`` with
+    the garbage collector set for a short run. Tests call ``main`` and keep their own."""
+    collect_rarely()
+    main()
+
+
+def collect_rarely() -> None:
+    """A check allocates millions of small objects (parsed documents, facts, jobs) that live
+    until the report is written, and CPython's default thresholds rescan them ever more often
+    as they pile up: the collector took 0.14 s of a one-process 1,000-file check and 1.5 s of
+    a 5,000-file one, 0.04 s and 0.26 s with this setting (docs/benchmarks.md). The objects
+    alive now are frozen out of collection and the young generation is collected every 50,000
+    allocations; reference cycles are still collected. Forked workers inherit the setting."""
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
