@@ -10,9 +10,10 @@ seed 0) and measures:
   fastest of --repeat runs: the fastest is the least disturbed by other load on a shared
   machine), with its peak RSS (``ru_maxrss`` from ``os.wait4``: the largest process of
   the tree) and the peak summed PSS of the whole process tree (sampled; see ``run_child``);
-* ``parse floor s``: in this process (modules already imported), only discovering, reading
-  and parsing the files with trainlint's own parsers (``discover`` + ``assemble.read_file``),
-  no assembly, estimates or Rego: the least any linter reading these formats must spend;
+* ``parse floor s``: in this process (modules already imported, the garbage collector set as
+  the ``trainlint`` program sets it), only discovering, reading and parsing the files with
+  trainlint's own parsers (``discover`` + ``assemble.read_file``), no assembly, estimates or
+  Rego, on one core: the least any linter reading these formats must spend;
 * ``engine ms/job``: the builtin pack compiled once (regorus, the default engine), then
   ``evaluate`` on each job's input from ``lint.load_jobs`` (total / jobs);
 * the ratio check / parse floor (the target is ≤ 2 at 1,000 files).
@@ -178,6 +179,9 @@ def main() -> None:
     parser.add_argument("--checkov", help="checkov executable (its own venv) to compare with")
     parser.add_argument("--checkov-sizes", default="100,1000")
     args = parser.parse_args()
+    from trainlint.cli import collect_rarely
+
+    collect_rarely()  # in-process figures under the collector settings of the program
     sizes = [int(s) for s in args.sizes.split(",") if s]
     if args.skip_5000:
         sizes = [n for n in sizes if n != 5000]
