@@ -6,7 +6,8 @@ rule (``_message``, ``_applies``, ``params``...) is evaluated for every job alth
 backends add this generated module and query it instead: an object of each rule package's
 findings, keyed like ``data.trainlint.rules`` (``{"no_seed": {"findings": [...]}}``), so
 ``results.findings_by_rule`` reads either. A package without a ``findings`` rule is left out,
-as it was from the package document.
+as it was from the package document. ``findings`` is a complete rule, so regorus can evaluate
+it by path (``eval_rule``), skipping the parse and plan of a query on every job.
 """
 
 from __future__ import annotations
@@ -21,8 +22,12 @@ QUERY = f"data.{PACKAGE}.findings"
 def collector_module(rule_packages: Iterable[str]) -> str:
     """The generated module for these packages (``trainlint.rules.no_seed``...), one line each:
     regorus refuses lines over 1,024 columns."""
+    packages = sorted(set(rule_packages))
     lines = [f"package {PACKAGE}", "", "import rego.v1", ""]
-    for package in sorted(set(rule_packages)):
+    if not packages:  # a pack of helpers or conftest rules only
+        return "\n".join([*lines, "findings := {}"]) + "\n"
+    lines += ['findings := {name: {"findings": value} | some name, value in _by_rule}', ""]
+    for package in packages:
         short = package.rsplit(".", 1)[-1]
-        lines.append(f'findings["{short}"] := {{"findings": data.{package}.findings}}')
+        lines.append(f'_by_rule["{short}"] := data.{package}.findings')
     return "\n".join(lines) + "\n"

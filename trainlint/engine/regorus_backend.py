@@ -46,7 +46,7 @@ class RegorusEngine:
     def evaluate(self, job_input: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         """Set the job as input and read every rule package's findings."""
         _call(self._engine.set_input_json, json.dumps(job_input))
-        return findings_by_rule(_value(_call(self._engine.eval_query_as_json, collect.QUERY)))
+        return findings_by_rule(json.loads(_call(self._engine.eval_rule_as_json, collect.QUERY)))
 
     def query(self, job_input: dict[str, Any], query: str) -> Any:
         """The value of ``query`` (a reference such as ``data.main.deny``) for this job."""
