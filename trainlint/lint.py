@@ -169,15 +169,18 @@ def check(
     remote = engines.ENGINES[engine_name].remote  # one server: requests stay in order
     count = 1 if remote else worker_count(len(jobs), workers)
     evaluations = evaluate_jobs(engine, engine_name, pack, jobs, namespaces, all_namespaces, count)
+    reported = {
+        p for p, rule in rules.items() if p not in GOVERNANCE and _runs(rule, selection, policy)
+    }
     for job, evaluation in zip(jobs, evaluations, strict=True):
         if evaluation.error is not None:
             report.errors.append(RunError(job=job.id, message=evaluation.error))
             continue
         report.findings.extend(evaluation.conftest)  # namespaces select them, not --select
         for package, raws in evaluation.results.items():
-            rule = rules.get(package)
-            if rule is None or package in GOVERNANCE or not _runs(rule, selection, policy):
+            if package not in reported:
                 continue
+            rule = rules[package]
             report.findings.extend(
                 make_finding(job, rule.id, rule.slug, rule.severity, raw) for raw in raws
             )

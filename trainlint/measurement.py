@@ -159,6 +159,8 @@ def _parse_error(job: Job, path: Path, reason: str) -> None:
 
 def attach_measurements(jobs: Iterable[Job], root: Path) -> None:
     """Load each job's measurement file, if there is one, into ``job.measurements``."""
+    if not (root / MEASUREMENTS_DIR).is_dir():
+        return  # nothing was ever probed here: no per-job lookups
     for job in jobs:
         path = measurement_path(job, root)
         if not path.is_file():
