@@ -162,7 +162,7 @@ def test_crash_writes_a_report_and_exits_three(
     def explode(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli, "run_check", explode)
+    monkeypatch.setattr(cli.checking, "run_check", explode)
     result = CliRunner().invoke(cli.main, ["check", "."])
     assert result.exit_code == 3
     report = Path(result.output.rsplit("written to ", 1)[1].strip())

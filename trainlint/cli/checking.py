@@ -1,0 +1,265 @@
+"""``trainlint check``: the linter itself, over a tree or (``--diff``) a change."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+import click
+
+from trainlint import engine as engines
+from trainlint.cli.base import (
+    EXIT_CLEAN,
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    handle_errors,
+    main,
+    split_values,
+)
+from trainlint.errors import ConfigError
+from trainlint.parallel import THRESHOLD as PARALLEL_THRESHOLD
+from trainlint.report import names as report_names
+from trainlint.report import renderer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from trainlint.findings import Severity
+    from trainlint.lint import Report
+
+
+def run_check(*args: Any, **kwargs: Any) -> Report:
+    """``trainlint.lint.check``, imported when a check runs."""
+    from trainlint.lint import check as lint_check
+
+    return lint_check(*args, **kwargs)
+
+
+def text_console() -> Console:
+    """A console that colours the text format on a terminal; files and pipes get plain text."""
+    from rich.console import Console
+    from rich.highlighter import RegexHighlighter
+    from rich.theme import Theme
+
+    class FindingHighlighter(RegexHighlighter):
+        base_style = "tl."
+        highlights = [  # noqa: RUF012 (rich's API is a class attribute)
+            r"^(?P<location>[^\s:]+:\d+:\d+):",
+            r"(?P<rule>\bTL\d{3}\b)",
+            r"(?P<error>\[error\])|(?P<warning>\[warning\])|(?P<info>\[info\])",
+            r"(?P<cost>\(~[^)]*per run\))",
+        ]
+
+    theme = Theme({
+        "tl.location": "bold", "tl.rule": "bold magenta", "tl.error": "bold red",
+        "tl.warning": "yellow", "tl.info": "cyan", "tl.cost": "green",
+    })  # fmt: skip
+    return Console(highlighter=FindingHighlighter(), theme=theme)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(report_names()),
+    default=None,
+    help="Report format.  [default: github when GITHUB_ACTIONS=true, else text]",
+)
+@click.option(
+    "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here."
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["error", "warning", "info"]),
+    default=None,
+    help="Exit 1 when a finding that counts has at least this severity.  [default: the "
+    "config's fail-on, else warning]",
+)
+@click.option(
+    "--select",
+    multiple=True,
+    help="Rules to run: id, prefix (TL2) or slug; repeatable or comma-separated. Replaces "
+    "the config's select.",
+)
+@click.option(
+    "--extend-select",
+    multiple=True,
+    help="Rules to run in addition to the selected ones.",
+)
+@click.option(
+    "--ignore",
+    multiple=True,
+    help="Rules to skip: id, prefix or slug; repeatable or comma-separated.",
+)
+@click.option(
+    "--engine",
+    "engine_name",
+    type=click.Choice(sorted(engines.ENGINES)),
+    default=engines.DEFAULT_ENGINE,
+    show_default=True,
+    help="Rego engine backend (opa: an OPA server's REST API, with --opa-url).",
+)
+@click.option(
+    "--opa-url",
+    metavar="URL",
+    help="OPA server that evaluates the rules (--engine opa), e.g. http://opa:8181; a bearer "
+    "token is read from TRAINLINT_OPA_TOKEN.",
+)
+@click.option(
+    "--namespace",
+    "namespaces",
+    multiple=True,
+    metavar="NS",
+    help="Conftest-style namespace (package) whose deny/violation/warn rules run; repeatable, "
+    "globs allowed (org.*).  [default: main]",
+)
+@click.option(
+    "--all-namespaces",
+    is_flag=True,
+    help="Run the deny/violation/warn rules of every package in the pack.",
+)
+@click.option(
+    "--baseline",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Findings recorded in this baseline file do not count.",
+)
+@click.option(
+    "--write-baseline",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Record the findings that count now in this file, then exit 0.",
+)
+@click.option(
+    "--offline",
+    is_flag=True,
+    help="Use remote packs from the cache only; never touch the network.",
+)
+@click.option(
+    "--diff",
+    "diff_base",
+    metavar="BASE_REF",
+    help="Check only the jobs touched since the merge base of BASE_REF and HEAD (working "
+    "tree included), at both revisions; report new and fixed findings and the cost change. "
+    "Only new findings count for the exit code.",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    "workers",
+    type=click.IntRange(min=1),
+    help="Worker processes for parsing and evaluation.  [default: 2 (at most the cores) "
+    f"from {PARALLEL_THRESHOLD} files or jobs, else 1]",
+)
+@handle_errors
+def check(
+    paths: tuple[Path, ...],
+    fmt: str | None,
+    output: Path | None,
+    fail_on: str | None,
+    select: tuple[str, ...],
+    extend_select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    engine_name: str,
+    opa_url: str | None,
+    namespaces: tuple[str, ...],
+    all_namespaces: bool,
+    baseline: Path | None,
+    write_baseline: Path | None,
+    offline: bool,
+    diff_base: str | None = None,
+    workers: int | None = None,
+) -> None:
+    """Check the training jobs under PATHS (default: the current directory)."""
+    from trainlint import suppress
+    from trainlint.config import find_config
+    from trainlint.findings import at_or_above
+
+    if engine_name == "opa" and not opa_url:
+        raise ConfigError("--engine opa needs --opa-url URL (the OPA server)")
+    if opa_url and engine_name != "opa":
+        raise ConfigError("--opa-url is only used with --engine opa")
+    targets = list(paths) or [Path(".")]
+    config = find_config(targets[0])
+    if diff_base is not None:
+        if write_baseline is not None:
+            raise ConfigError("--write-baseline cannot be combined with --diff")
+        options = dict(
+            engine_name=engine_name, select=split_values(select) or None,
+            ignore=split_values(ignore), extend_select=split_values(extend_select),
+            baseline=baseline, opa_url=opa_url, namespaces=split_values(namespaces),
+            all_namespaces=all_namespaces, offline=offline,
+        )  # fmt: skip
+        threshold = cast("Severity", fail_on or config.fail_on or "warning")
+        sys.exit(check_diff(targets, diff_base, fmt, output, threshold, options))
+    report = run_check(
+        targets, engine_name, split_values(select) or None, split_values(ignore),
+        extend_select=split_values(extend_select), baseline=baseline, config=config,
+        opa_url=opa_url, namespaces=split_values(namespaces), all_namespaces=all_namespaces,
+        offline=offline, workers=workers,
+    )  # fmt: skip
+    if write_baseline is not None:
+        written = suppress.write_baseline(report.findings, write_baseline)
+        click.echo(f"Wrote {written} finding(s) to {write_baseline}.")
+        sys.exit(EXIT_ERROR if report.errors else EXIT_CLEAN)
+    fmt = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    text = renderer(fmt)(report)
+    if fmt == "github":
+        append_step_summary(report)
+    if output is not None:
+        output.write_text(text)
+    elif fmt == "text" and sys.stdout.isatty():
+        text_console().print(text, end="", soft_wrap=True)
+    else:
+        click.echo(text, nl=False)
+    if report.errors:
+        sys.exit(EXIT_ERROR)
+    threshold = cast("Severity", fail_on or config.fail_on or "warning")
+    counted = [f for f in report.findings if f.suppression is None]
+    sys.exit(EXIT_FINDINGS if at_or_above(counted, threshold) else EXIT_CLEAN)
+
+
+def check_diff(
+    targets: list[Path], base: str, fmt: str | None, output: Path | None,
+    threshold: Severity, options: dict[str, Any],
+) -> int:  # fmt: skip
+    """``check --diff``: text = the new findings and a summary, json = the DiffReport,
+    markdown = the PR comment; any other format renders the head's new findings only."""
+    from trainlint.diff import diff_check
+    from trainlint.findings import at_or_above
+    from trainlint.report import markdown, text
+
+    diff = diff_check(targets, base, **options)
+    fmt = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    if fmt == "json":
+        rendered = diff.model_dump_json(indent=2) + "\n"
+    elif fmt == "markdown":
+        rendered = markdown.render_comment(diff)
+    elif fmt == "text":
+        lines = [text.format_finding(f) for f in diff.new]
+        lines += [f"error: {e.side}: {e.job}: {e.message}" for e in diff.errors]
+        rendered = "\n".join([*lines, markdown.diff_line(diff)]) + "\n"
+    else:
+        rendered = renderer(fmt)(diff.head_report_new_only())
+        if fmt == "github":
+            append_step_summary(diff.head_report_new_only())
+    if output is not None:
+        output.write_text(rendered)
+    elif fmt == "text" and sys.stdout.isatty():
+        text_console().print(rendered, end="", soft_wrap=True)
+    else:
+        click.echo(rendered, nl=False)
+    if diff.errors:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if at_or_above(diff.new, threshold) else EXIT_CLEAN
+
+
+def append_step_summary(report: Report) -> None:
+    """In GitHub Actions, add the job summary (every finding) to the step's summary file."""
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if path:
+        from trainlint.report import github as github_report
+
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(github_report.job_summary(report))

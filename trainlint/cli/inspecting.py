@@ -1,0 +1,141 @@
+"""Commands that explain rather than check: show, estimate, rule, rules, formats, init."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from trainlint.cli.base import handle_errors, main
+from trainlint.errors import ConfigError
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--format", "fmt", type=click.Choice(["json", "yaml"]), default="json", show_default=True
+)
+@handle_errors
+def show(paths: tuple[Path, ...], fmt: str) -> None:
+    """Show the jobs trainlint sees: every fact with its provenance, and the estimates."""
+    import json
+
+    import yaml
+
+    from trainlint.lint import load_jobs
+
+    jobs = load_jobs(list(paths) or [Path(".")])
+    document = {"jobs": [job.as_input() for job in jobs]}
+    if fmt == "json":
+        click.echo(json.dumps(document, indent=2))
+    else:
+        click.echo(yaml.safe_dump(document, sort_keys=False), nl=False)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@handle_errors
+def estimate(paths: tuple[Path, ...], fmt: str) -> None:
+    """Estimate memory per GPU, step time, run cost and checkpoint overhead, with sources."""
+    import json
+
+    from trainlint.estimate_view import document as estimate_document
+    from trainlint.estimate_view import render_text as render_estimates
+    from trainlint.estimate_view import view as estimate_view
+    from trainlint.lint import load_jobs
+
+    jobs = load_jobs(list(paths) or [Path(".")])
+    if fmt == "json":
+        click.echo(json.dumps(estimate_document(jobs), indent=2))
+    elif sys.stdout.isatty() and jobs:
+        from rich.console import Console
+        from rich.table import Table
+
+        console = Console()
+        for job in jobs:
+            shown = estimate_view(job)
+            table = Table(title=shown.id, title_justify="left", show_header=True)
+            for column in ("section", "estimate", "value", "source"):
+                table.add_column(column, justify="right" if column == "value" else "left")
+            section = None
+            for row in shown.rows:
+                heading = row.section if row.section != section else ""
+                table.add_row(heading, row.label, row.value, row.source)
+                section = row.section
+            for name, how in shown.unknown:
+                table.add_row("Unknown input", name, "", how, style="yellow")
+            console.print(table)
+    else:
+        click.echo(render_estimates(jobs), nl=False)
+
+
+@main.command()
+@click.argument("key")
+@handle_errors
+def rule(key: str) -> None:
+    """Explain one rule (id or slug): what it does, why, an example, the fix, its options."""
+    from trainlint.config import find_config
+    from trainlint.policy import load_policy
+    from trainlint.rule_docs import render_rule, rule_params
+
+    config = find_config(Path("."))
+    pack = load_policy(config).pack
+    meta = pack.get_rule(key)
+    if meta is None:
+        raise ConfigError(f"unknown rule {key!r} (see `trainlint rules`)")
+    text = render_rule(meta, rule_params(meta, pack))
+    if sys.stdout.isatty():
+        from rich.console import Console
+        from rich.markdown import Markdown  # markdown-it: only for this command
+
+        Console().print(Markdown(text))
+    else:
+        click.echo(text, nl=False)
+
+
+@main.command()
+@click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Overwrite an existing .trainlint.toml.")
+@handle_errors
+def init(folder: Path | None, force: bool) -> None:
+    """Write a commented starter .trainlint.toml in FOLDER (default: the current directory)."""
+    from trainlint.starter import STARTER_TOML
+
+    target = (folder or Path(".")) / ".trainlint.toml"
+    if target.exists() and not force:
+        raise ConfigError(f"{target} exists (use --force to overwrite it)")
+    target.write_text(STARTER_TOML)
+    click.echo(f"Wrote {target}.")
+
+
+@main.command()
+@handle_errors
+def rules() -> None:
+    """List the rules of the builtin pack."""
+    from trainlint.packs import load_builtin_pack
+
+    for rule in sorted(load_builtin_pack().rules, key=lambda r: r.id):
+        summary = first_sentence(rule.description)
+        click.echo(f"{rule.id}  {rule.slug:<26} {rule.severity:<8} {summary}")
+
+
+@main.command()
+@handle_errors
+def formats() -> None:
+    """List the formats trainlint reads, with example file names (docs/formats.md has keys)."""
+    from trainlint.formats import catalogue
+
+    for info in catalogue():
+        examples = ", ".join(info.examples)
+        click.echo(f"{info.name:<16} {info.role:<11} {examples}")
+
+
+def first_sentence(text: str) -> str:
+    """A rule's one-line summary: the first sentence of its METADATA description."""
+    flat = " ".join(text.split())
+    end = flat.find(". ")
+    return flat if end < 0 else flat[: end + 1]
