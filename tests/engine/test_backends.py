@@ -25,6 +25,7 @@ from trainlint.engine import (
     create_engine,
 )
 from trainlint.engine.results import normalise
+from trainlint.engine.watchdog import GuardedEngine, shipped
 from trainlint.errors import PolicyError
 from trainlint.job import Job
 from trainlint.packs import load_builtin_pack, load_pack
@@ -481,6 +482,17 @@ def test_only_findings_are_evaluated(tmp_path: Path, name: str) -> None:
     engine = create_engine(name, load_pack(_write_pack(tmp_path, quiet=quiet, silent=silent)))
     assert engine.evaluate({"x": 1}) == {"quiet": [{"message": "m", "pointer": "/x"}]}
     assert engine.evaluate({"x": 2}) == {"quiet": []}
+
+
+@pytest.mark.parametrize("name", available_engines())
+def test_the_shipped_pack_passes_the_load_check_it_skips(name: str) -> None:
+    """Packs of shipped modules skip the evaluate-everything check on load (~10 ms of a
+    one-file run) and the time-limited worker; this test is that check, for every backend."""
+    pack = load_builtin_pack()
+    assert shipped(pack.modules)
+    engine = create_engine(name, pack)
+    assert not isinstance(engine, GuardedEngine)
+    type(engine)(pack, check=True)  # type: ignore[call-arg]  # PolicyError if a module broke
 
 
 def test_normalise_makes_engine_numbers_comparable() -> None:
