@@ -153,8 +153,8 @@ def conftest_rule_ids(
 ) -> list[str]:
     """The ids (``main.deny``) of the conftest rules the local pack defines in the selected
     namespaces: for suppression comments and selectors that name a conftest rule."""
-    rules = conftest_rules(pack)
     chosen = select_namespaces(pack, namespaces, all_namespaces)
+    rules = conftest_rules(pack) if chosen else {}
     return [f"{ns}.{name}" for ns in chosen for name in rules.get(ns, [])]
 
 
