@@ -18,23 +18,23 @@ import argparse
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from trainlint.config import RepoConfig
     from trainlint.packs import Pack
 
-T = Any
+T = TypeVar("T")
 
 
 def fastest(action: Callable[[], T], repeat: int) -> tuple[float, T]:
     """(fastest seconds, result of the last run)."""
-    best, result = float("inf"), None
+    times, results = [], []
     for _ in range(repeat):
         start = time.perf_counter()
-        result = action()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+        results.append(action())
+        times.append(time.perf_counter() - start)
+    return min(times), results[-1]
 
 
 def main() -> None:

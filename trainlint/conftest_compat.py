@@ -158,22 +158,10 @@ def conftest_rule_ids(
     return [f"{ns}.{name}" for ns in chosen for name in rules.get(ns, [])]
 
 
-def conftest_report_findings(
-    engine: Engine,
-    pack: Pack,
-    job: Job,
-    namespaces: Sequence[str] = (),
-    all_namespaces: bool = False,
-) -> list[Finding]:
-    """Located findings of the selected conftest namespaces for one job; PolicyError on a
-    malformed rule value. For many jobs, make one ``ConftestPlan`` and call it per job."""
-    return ConftestPlan.of(pack, namespaces, all_namespaces).findings(engine, job)
-
-
 @dataclass(frozen=True)
 class ConftestPlan:
     """What conftest evaluation needs from the pack, read once per run rather than per job
-    (finding the namespaces scans every module's source)."""
+    (finding the namespaces scans every module's source); ``findings`` runs it on one job."""
 
     namespaces: list[str]
     rules: dict[str, list[str]]

@@ -19,9 +19,9 @@ from tests.packs.opa_server import serve
 from trainlint import lint
 from trainlint.cli import main
 from trainlint.conftest_compat import (
+    ConftestPlan,
     conftest_findings,
     conftest_namespaces,
-    conftest_report_findings,
     conftest_rule_ids,
     conftest_rules,
     select_namespaces,
@@ -251,9 +251,9 @@ def test_report_findings_for_one_job() -> None:
         "training": {"precision": "fp32"}, "provenance": {"/training/precision": where},
     })  # fmt: skip
     engine = create_engine("regorus", pack)
-    findings = conftest_report_findings(engine, pack, job, ["org.training"])
+    findings = ConftestPlan.of(pack, ["org.training"]).findings(engine, job)
     assert [(f.rule, f.line, f.column) for f in findings] == [("org.training.violation_fp32", 7, 3)]
-    assert conftest_report_findings(engine, load_builtin_pack(), job) == []
+    assert ConftestPlan.of(load_builtin_pack()).findings(engine, job) == []
 
 
 def test_cli_namespace_options(job_folder: Path) -> None:
