@@ -10,6 +10,9 @@ REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
 CORPUS = REPO.parent / "shared" / "corpus"
 
+# Configs copied from other repositories (tests/fresh): test data, never test modules.
+collect_ignore_glob = ["fresh/repos/*"]
+
 
 # CI variables that change what the CLI does (GitHub annotations, step summaries, PR comments):
 # tests set them when they mean to, so the suite behaves the same on a laptop and on CI.

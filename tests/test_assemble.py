@@ -243,8 +243,11 @@ def test_features_are_collected_with_their_location_and_fallback(in_tmp: Path) -
 
 
 def test_fp8_precision_is_a_feature(in_tmp: Path) -> None:
-    write(in_tmp, {"accelerate.yaml": "distributed_type: MULTI_GPU\nmixed_precision: fp8\n"})
-    job = next(iter(jobs_by_id(in_tmp).values()))
+    write(in_tmp, {
+        "accelerate.yaml": "distributed_type: MULTI_GPU\nmixed_precision: fp8\n",
+        "run.sh": "accelerate launch --config_file accelerate.yaml train.py\n",
+    })  # fmt: skip
+    job = jobs_by_id(in_tmp)["run.sh"]
     assert [(f.name, f.kind) for f in job.features] == [("fp8", "precision")]
     assert job.provenance["/features/0"].line == 2
 

@@ -184,7 +184,8 @@ def test_a_problem_in_a_shared_config_is_reported_once(in_tmp: Path) -> None:
     script = "#!/bin/bash\ntorchrun --nproc_per_node 2 train.py --config shared.yaml\n"
     (in_tmp / "a.sh").write_text(script)
     (in_tmp / "b.sh").write_text(script)
-    (in_tmp / "shared.yaml").write_text("save_steps: 10\nsave_step: 5\ndeepspeed: gone.json\n")
+    shared = "per_device_train_batch_size: 4\nsave_step: 5\ndeepspeed: gone.json\n"
+    (in_tmp / "shared.yaml").write_text(shared)
     data = json.loads(run("check", ".", "--format", "json").output)
     located = [(f["rule"], f["file"], f["line"]) for f in data["findings"] if f["rule"] >= "TL9"]
     assert sorted(located) == [("TL903", "shared.yaml", 2), ("TL904", "shared.yaml", 3)]

@@ -29,9 +29,19 @@ from trainlint.job import (
     ParseError,
     SourceFile,
     UnknownKey,
+    UnresolvedReference,
 )
-from trainlint.sources import broken, override_facts, read_document
-from trainlint.sources.base import PRECEDENCE, Document, Fact, Input, Reference
+from trainlint.sources import FORCED, _purpose, broken, override_facts, read_document
+from trainlint.sources._workloads import looks_like_training
+from trainlint.sources.base import (
+    PRECEDENCE,
+    RUN_SETTINGS,
+    Document,
+    Fact,
+    Input,
+    Reference,
+    Skipped,
+)
 from trainlint.sources.redact import redact_fact
 from trainlint.sources.structured import MAX_BYTES
 
@@ -50,9 +60,9 @@ class Workspace:
 
     root: Path = field(default_factory=Path.cwd)
     config: RepoConfig = field(default_factory=RepoConfig)
-    documents: dict[Path, Document | None] = field(default_factory=dict)
+    documents: dict[Path, Document | Skipped] = field(default_factory=dict)
 
-    def load(self, path: Path) -> Document | None:
+    def load(self, path: Path) -> Document | Skipped:
         key = resolved(path)
         if key not in self.documents:
             try:
@@ -75,6 +85,22 @@ class Workspace:
         cwd_candidate = self.root / candidate
         return cwd_candidate if _regular_file(cwd_candidate) else None
 
+    def unresolvable(self, reference: Reference, referrer: Path) -> str | None:
+        """Why a reference that was not found cannot be checked here (so it is no TL904):
+        a path outside the repository (absolute, or in a home folder), or a path relative to
+        an anchor that is not in the repository. None when it should have been found."""
+        written = reference.path
+        if written.startswith("~"):
+            return "a path in a home folder, outside the repository"
+        if Path(written).is_absolute():
+            return "an absolute path, outside the repository (a cluster or container path)"
+        if (
+            reference.anchor is not None
+            and self.resolve_reference(reference.anchor, referrer) is None
+        ):
+            return f"relative to {reference.anchor}, which is not in the repository"
+        return None
+
 
 def _regular_file(path: Path) -> bool:
     """Only regular files are read: a FIFO or device named ``x.yaml`` would block forever."""
@@ -84,15 +110,15 @@ def _regular_file(path: Path) -> bool:
         return False
 
 
-def read_file(path: Path, forced: str | None = None) -> Document | None:
-    """One file as a Document, or None when no format claims it.
+def read_file(path: Path, forced: str | None = None) -> Document | Skipped:
+    """One file as a Document, or why it is no part of a job (``Skipped``).
 
     Bad input never raises: a file that cannot be read, is not a regular file (a FIFO or a
-    device is never opened), is a symlink loop, is over ``MAX_BYTES``, or holds a NUL byte in
-    its first KiB (binary) is a TL901 error and is not parsed. An oversized file that looks like
-    data (binary, or a top-level JSON array such as a dataset) is simply not claimed. Text that is
-    not UTF-8 is decoded with replacement characters, so a config with a stray byte is still
-    read, and a TL901 error names the offset of the first bad byte.
+    device is never opened) or is a symlink loop is a TL901 error. A binary file (a NUL byte
+    in its first KiB) or one over ``MAX_BYTES`` is not parsed: a TL901 error when its head
+    shows training keys, else skipped (a checkpoint, a dataset) with its error kept for a job
+    that references it. Text that is not UTF-8 is decoded with replacement characters, so a
+    config with a stray byte is still read, and a TL901 error names the first bad byte.
     """
     shown = display(path)
     try:
@@ -111,14 +137,14 @@ def read_file(path: Path, forced: str | None = None) -> Document | None:
         return _oversized(path, shown, len(raw))
     nul = raw.find(b"\0", 0, BINARY_SNIFF)
     if nul >= 0:
-        return broken(shown, f"binary file (NUL byte at offset {nul}); not parsed")
+        return _skipped(shown, f"binary file (NUL byte at offset {nul}); not parsed")
     text, bad = _decode(raw)
     try:
         doc = read_document(Input(shown, text), forced)
     except Exception as exc:  # a reader's bug: this file fails, the run goes on
         problem = f"{type(exc).__name__}: {exc}"
         return broken(shown, f"internal error reading this file ({problem}); please report it")
-    if doc is not None and bad is not None:
+    if isinstance(doc, Document) and bad is not None:
         offset, byte = bad
         line = raw.count(b"\n", 0, offset) + 1
         column = offset - (raw.rfind(b"\n", 0, offset) + 1) + 1
@@ -128,6 +154,12 @@ def read_file(path: Path, forced: str | None = None) -> Document | None:
         )
         doc.errors.append(ParseError(file=shown, line=line, column=column, message=message))
     return doc
+
+
+def _skipped(shown: str, message: str) -> Skipped:
+    """A file not read, with the error a referencing job reports."""
+    error = ParseError(file=shown, line=1, column=1, message=message)
+    return Skipped(shown, message, error=error)
 
 
 BINARY_SNIFF = 1024
@@ -144,16 +176,19 @@ def _decode(raw: bytes) -> tuple[str, tuple[int, int] | None]:
         return raw[start:].decode("utf-8", errors="replace"), (offset, raw[offset])
 
 
-def _oversized(path: Path, shown: str, size: int) -> Document | None:
-    """TL901 for a file over the size limit, unless its head says it is data, not a config."""
+def _oversized(path: Path, shown: str, size: int) -> Document | Skipped:
+    """TL901 for a training config over the size limit; any other big file (a checkpoint, a
+    dataset) is skipped, its error kept for a job that references it."""
     try:
         with path.open("rb") as handle:
-            head = handle.read(BINARY_SNIFF)
+            head = handle.read(BINARY_SNIFF * 16)
     except OSError:
         head = b""
-    if b"\0" in head or (path.suffix.lower() == ".json" and head.lstrip().startswith(b"[")):
-        return None  # a checkpoint or a dataset; no training config is this large
-    return broken(shown, f"file is {_mib(size)}, over the {_mib(MAX_BYTES)} limit; not read")
+    message = f"file is {_mib(size)}, over the {_mib(MAX_BYTES)} limit; not read"
+    text = head.decode("utf-8", errors="replace")
+    if b"\0" not in head and looks_like_training(Input(shown, text)):
+        return broken(shown, message)
+    return _skipped(shown, message)
 
 
 def _mib(size: int) -> str:
@@ -172,51 +207,112 @@ def _kind(mode: int) -> str:
 
 
 def assemble(paths: Iterable[Path], workspace: Workspace | None = None) -> list[Job]:
-    """One job per file that nothing else references (an entry point or a lone config),
-    holding everything it references; files only reachable through a cycle root their own."""
+    """One job per training file that nothing else references (a launch, a config with run
+    settings), holding everything it references; a file only reachable through a cycle, or
+    only from files that are no job, roots its own when it shows training. A file is judged
+    with what it references (``python main.py --config fit.yaml`` trains when fit.yaml sets
+    the run)."""
     space = workspace or Workspace()
     loaded: dict[Path, tuple[Path, Document]] = {}
     for path in paths:
         doc = space.load(path)
-        if doc is not None:
+        if isinstance(doc, Document):
             loaded.setdefault(resolved(path), (path, doc))
     closures = {key: _closure(path, doc, space) for key, (path, doc) in loaded.items()}
     referenced = {resolved(p) for group, _ in closures.values() for p, _ in group[1:]}
-    roots = [key for key in loaded if key not in referenced]
-    covered = {resolved(p) for key in roots for p, _ in closures[key][0]}
-    roots += [key for key in loaded if key not in covered]
-    return [build_job([doc for _, doc in closures[key][0]], closures[key][1]) for key in roots]
+    jobs: dict[Path, Job] = {}
+    for key in [k for k in loaded if k not in referenced] + [k for k in loaded if k in referenced]:
+        covered = any(key in _members(closures[root]) for root in jobs)
+        if key in jobs or covered:
+            continue
+        group, missing = closures[key]
+        job = build_job([doc for _, doc in group], missing)
+        if why_not_a_job(group[0][1], job) is None:
+            jobs[key] = job
+    return list(jobs.values())
+
+
+def _members(closure: tuple[list[tuple[Path, Document]], Any]) -> set[Path]:
+    return {resolved(path) for path, _ in closure[0]}
+
+
+# GPUs a file declares (a process count alone, ``mpirun -n 2``, may be CPU processes).
+HOLDS_GPUS = frozenset({"/resources/gpus_per_node", "/resources/gpu/model"})
+
+
+def why_not_a_job(doc: Document, job: Job | None = None) -> str | None:
+    """None when the file, with what it references (``job``), shows training: a training
+    launch (a distributed launcher, another tool's training program, or ``python`` running a
+    script named for training, or given run settings or GPUs), run settings (steps, epochs,
+    batch, intervals), or — for a launch file such as a batch script or a manifest — GPUs
+    held for no other stated purpose. A broken file that is ours roots a job too, so its
+    TL901 is reported. Else why it is no job."""
+    if (doc.errors and doc.format == "unknown") or doc.confidence >= FORCED:
+        return None  # a broken file of ours, or one the repo config calls a training config
+    if doc.purpose is not None:
+        return doc.purpose
+    if doc.launches_training:
+        return None
+    stated = set(job.provenance) if job is not None else {fact.pointer for fact in doc.facts}
+    values = {fact.pointer: fact.value for fact in doc.facts}
+    settings = not RUN_SETTINGS.isdisjoint(stated)
+    gpus = not HOLDS_GPUS.isdisjoint(stated)
+    kind = job.launcher.kind if job is not None else values.get("/launcher/kind")
+    if kind is not None:
+        entry = str((job.launcher.entrypoint if job else values.get("/launcher/entrypoint")) or "")
+        script = entry.endswith(".py")  # ``mpirun python x.py``: one rank per GPU
+        generic = kind in ("python", "srun") or (kind == "mpirun" and not script)
+        if not generic or settings or gpus or _purpose.trainish(entry):
+            return None
+        return f"runs {entry} with no training settings or GPUs"
+    named = _purpose.purpose([doc.path])
+    if named is not None:
+        return f"named for {named}, not training"
+    if settings or (doc.role == "entrypoint" and gpus):
+        return None
+    return f"{doc.format} file with no training launch or run settings (steps, epochs, batch)"
 
 
 def _closure(
     path: Path, doc: Document, space: Workspace
-) -> tuple[list[tuple[Path, Document]], list[MissingReference]]:
+) -> tuple[list[tuple[Path, Document]], list[MissingReference | UnresolvedReference]]:
     """The document and everything it references, breadth first, each file once (so a
     reference cycle ends where it closes), and the references whose file does not exist.
 
     A referenced file no format recognises (e.g. an accelerate config, until a source reads
-    it) still belongs to the job, so it shows in the job's sources.
+    it) still belongs to the job, so it shows in the job's sources; one that is not valid in
+    its syntax brings its error (TL901): the job needs it.
     """
     seen = {resolved(path)}
     order = [(path, doc)]
-    missing: list[MissingReference] = []
+    missing: list[MissingReference | UnresolvedReference] = []
     queue = deque(order)
     while queue:
         current_path, current = queue.popleft()
         for reference in current.references:
             target = space.resolve_reference(reference.path, current_path)
             if target is None:
-                missing.append(_missing(reference))
+                missing.append(_missing(reference, space.unresolvable(reference, current_path)))
                 continue
             if resolved(target) in seen:
                 continue
             seen.add(resolved(target))
-            child = space.load(target) or Document(display(target), "unrecognised", 0.0, "unknown")
+            child = _as_member(space.load(target), target)
             if reference.role == "member":
                 child = _member(child)
             order.append((target, child))
             queue.append((target, child))
     return order, missing
+
+
+def _as_member(loaded: Document | Skipped, target: Path) -> Document:
+    """A referenced file as part of the job, even when no format reads it."""
+    if isinstance(loaded, Document):
+        return loaded
+    if loaded.error is not None:
+        error = loaded.error
+        return broken(error.file, error.message, error.line, error.column)
+    return Document(display(target), "unrecognised", 0.0, "unknown")
 
 
 def _member(doc: Document) -> Document:
@@ -226,14 +322,21 @@ def _member(doc: Document) -> Document:
     return replace(doc, facts=[], role="member", overrides=[])
 
 
-def _missing(reference: Reference) -> MissingReference:
+def _missing(
+    reference: Reference, unresolvable: str | None
+) -> MissingReference | UnresolvedReference:
     where = reference.location
+    if unresolvable is not None:
+        return UnresolvedReference(file=where.file, line=where.line, column=where.column,
+                                   path=reference.path, reason=unresolvable)  # fmt: skip
     return MissingReference(
         file=where.file, line=where.line, column=where.column, path=reference.path
     )
 
 
-def build_job(documents: list[Document], missing: Sequence[MissingReference] = ()) -> Job:
+def build_job(
+    documents: list[Document], missing: Sequence[MissingReference | UnresolvedReference] = ()
+) -> Job:
     """Merge the documents' facts (lowest precedence first, so winners overwrite) into a Job."""
     entry = documents[0]
     ranked = sorted(documents, key=lambda d: PRECEDENCE[d.role])  # stable: keeps file order
@@ -248,7 +351,8 @@ def build_job(documents: list[Document], missing: Sequence[MissingReference] = (
         "sources": [SourceFile(path=d.path, format=d.format, role=d.role) for d in documents],
         "parse_errors": [error for doc in documents for error in doc.errors],
         "unknown_keys": [key for doc in documents for key in doc.unknown_keys],
-        "missing_references": list(missing),
+        "missing_references": [m for m in missing if isinstance(m, MissingReference)],
+        "unresolved_references": [m for m in missing if isinstance(m, UnresolvedReference)],
     }
     features = {p: winners.pop(p) for p in list(winners) if p.startswith(FEATURES)}
     for fact in winners.values():
@@ -340,7 +444,9 @@ def _validate(tree: dict[str, Any], facts: dict[str, Fact]) -> Job:
 
 
 def derive(job: Job) -> None:
-    """Fill fields implied by others (world size, global batch, total steps, GPU memory)."""
+    """Fill fields implied by other stated facts (world size, global batch, accumulation,
+    total steps, GPU memory), never from a guess: each derived pointer is listed in
+    ``job.derived`` and located where its inputs were."""
     _derive_gpus(job)
     _derive_batch(job)
     train = job.training
@@ -353,35 +459,51 @@ def derive(job: Job) -> None:
 
 
 def _derive_gpus(job: Job) -> None:
-    """World size from GPUs per node * nodes, and back when the split is even."""
+    """World size from GPUs per node x nodes (one node when no file names a node count; a
+    count stated as unknown, ``--nnodes $NNODES``, leaves it unknown), and GPUs per node back
+    from world size / nodes when the split is even."""
     res, prov = job.resources, job.provenance
-    if res.gpus_per_node is not None and res.world_size is None:
+    nodes_unknown = res.nodes is None and "/resources/nodes" in prov
+    if res.gpus_per_node is not None and res.world_size is None and not nodes_unknown:
         res.world_size = res.gpus_per_node * (res.nodes or 1)
-        _copy(prov, "/resources/gpus_per_node", "/resources/world_size")
+        _derived(job, "/resources/gpus_per_node", "/resources/world_size")
     even = bool(res.world_size and res.nodes and res.world_size % res.nodes == 0)
     if res.world_size and res.nodes and res.gpus_per_node is None and even:
         res.gpus_per_node = res.world_size // res.nodes
-        _copy(prov, "/resources/world_size", "/resources/gpus_per_node")
+        _derived(job, "/resources/world_size", "/resources/gpus_per_node")
+
+
+def model_parallel(job: Job) -> int:
+    """GPUs one model replica spans: tensor x pipeline x context parallel sizes."""
+    par = job.training.parallelism
+    return (par.tensor or 1) * (par.pipeline or 1) * (par.context or 1)
 
 
 def _derive_batch(job: Job) -> None:
-    """global = micro * accumulation * data-parallel replicas (world / (tensor * pipeline)),
-    read in whichever direction the job leaves open (DeepSpeed states global, not world)."""
-    res, train, prov = job.resources, job.training, job.provenance
-    model_parallel = (train.parallelism.tensor or 1) * (train.parallelism.pipeline or 1)
-    per_replica = (train.micro_batch_size or 0) * (train.grad_accum_steps or 1)
-    glob = train.global_batch_size
-    if res.world_size is None and glob and per_replica and glob % per_replica == 0:
-        res.world_size = glob // per_replica * model_parallel
-        _copy(prov, "/training/global_batch_size", "/resources/world_size")
-    if glob is None and per_replica and res.world_size:
-        train.global_batch_size = per_replica * max(1, res.world_size // model_parallel)
-        _copy(prov, "/training/micro_batch_size", "/training/global_batch_size")
-    replicas = max(1, (res.world_size or 0) // model_parallel)
-    micro_total = (train.micro_batch_size or 0) * replicas
-    if train.grad_accum_steps is None and glob and micro_total and glob % micro_total == 0:
-        train.grad_accum_steps = glob // micro_total  # Megatron/NeMo: accumulation is derived
-        _copy(prov, "/training/global_batch_size", "/training/grad_accum_steps")
+    """global = micro x accumulation x data-parallel replicas (world / model parallel), read
+    in whichever direction the job leaves open (DeepSpeed states global, Megatron derives
+    accumulation). The world size comes from the batch only with accumulation stated, and
+    nothing is derived from a layout that cannot run (TL108 says so)."""
+    res, train = job.resources, job.training
+    spans = model_parallel(job)
+    if res.world_size is not None and res.world_size % spans != 0:
+        return
+    micro, accum, glob = train.micro_batch_size, train.grad_accum_steps, train.global_batch_size
+    if res.world_size is None and glob and micro and accum and glob % (micro * accum) == 0:
+        res.world_size = glob // (micro * accum) * spans
+        _derived(job, "/training/global_batch_size", "/resources/world_size")
+    replicas = res.world_size // spans if res.world_size else None
+    if glob is None and micro and replicas:
+        train.global_batch_size = micro * (accum or 1) * replicas  # accumulation defaults to 1
+        _derived(job, "/training/micro_batch_size", "/training/global_batch_size")
+    if accum is None and glob and micro and replicas and glob % (micro * replicas) == 0:
+        train.grad_accum_steps = glob // (micro * replicas)  # Megatron/NeMo derive it
+        _derived(job, "/training/global_batch_size", "/training/grad_accum_steps")
+
+
+def _derived(job: Job, source: str, target: str) -> None:
+    job.derived.append(target)
+    _copy(job.provenance, source, target)
 
 
 def _gpu_memory(job: Job) -> None:

@@ -45,15 +45,17 @@ EXCLUDED_NAMES = OTHER_TOOLS_TOML | frozenset({
 })  # fmt: skip
 
 
-def discover(paths: Iterable[Path]) -> list[Path]:
+def discover(paths: Iterable[Path], exclude: Iterable[Path] = ()) -> list[Path]:
     """Candidate files, sorted, each file once however it was named (``a`` and ``$PWD/a``).
 
     Files named explicitly are always candidates, and so is anything else named explicitly
     that is not a directory (a FIFO, a device, a symlink loop): ``read_file`` reports it as
     TL901 without opening it. A walk only yields regular files and never follows a symlinked
-    directory, so it cannot loop.
+    directory, so it cannot loop. ``exclude`` names trainlint's own files (the report being
+    written, the baseline): never candidates, however they are named.
     """
     _RESOLVED.clear()  # a new run: the tree may have changed since the last one
+    own = {resolved(path) for path in exclude}
     found: dict[Path, Path] = {}
     for path in paths:
         if path.is_dir():
@@ -61,7 +63,7 @@ def discover(paths: Iterable[Path]) -> list[Path]:
                 found.setdefault(real, candidate)
         elif os.path.lexists(path):
             found.setdefault(resolved(path), path)
-    return sorted(found.values())
+    return sorted(path for real, path in found.items() if real not in own)
 
 
 _RESOLVED: dict[Path, Path] = {}

@@ -53,6 +53,9 @@ class Resources(Model):
     world_size: int | None = None
     spot: bool | None = None
     time_limit_s: float | None = None
+    # What schedules the job and can bound its wall-clock time: slurm, kubernetes,
+    # axolotl-cloud (None: it runs where it is started).
+    scheduler: str | None = None
 
 
 class Peft(Model):
@@ -91,6 +94,8 @@ class Parallelism(Model):
     offload_params: bool | None = None
     tensor: int | None = None
     pipeline: int | None = None
+    context: int | None = None  # context (sequence-dimension) parallel size
+    expert: int | None = None  # expert parallel size of a mixture-of-experts model
     sequence_parallel: bool | None = None
 
 
@@ -185,6 +190,18 @@ class MissingReference(Model):
     line: int = Field(ge=1)
     column: int = Field(ge=1)
     path: str
+
+
+class UnresolvedReference(Model):
+    """A file a job names that trainlint cannot look for in the repository (a system path,
+    a path under a variable, a Hydra config beside an app that is not in the repository):
+    not TL904, since the job's own tool may well find it; ``trainlint show`` lists it."""
+
+    file: str
+    line: int = Field(ge=1)
+    column: int = Field(ge=1)
+    path: str
+    reason: str
 
 
 class Budget(Model):
@@ -326,7 +343,11 @@ class Job(Model):
     parse_errors: list[ParseError] = Field(default_factory=list)
     unknown_keys: list[UnknownKey] = Field(default_factory=list)
     missing_references: list[MissingReference] = Field(default_factory=list)
+    unresolved_references: list[UnresolvedReference] = Field(default_factory=list)
     provenance: dict[str, Location] = Field(default_factory=dict)
+    # Pointers whose value trainlint computed from other stated facts (world size from GPUs
+    # per node and nodes, accumulation from the global batch): located at what they came from.
+    derived: list[str] = Field(default_factory=list)
     estimates: Estimates = Field(default_factory=Estimates)
     measurements: dict[str, Any] = Field(default_factory=dict)
 

@@ -22,7 +22,8 @@ from trainlint.conftest_compat import conftest_rule_ids
 from trainlint.discover import discover
 from trainlint.errors import ConfigError, PolicyError
 from trainlint.estimate import EstimateParams, estimate
-from trainlint.findings import Finding, make_finding, selected, sort_key
+from trainlint.files import FileOutcome, outcomes, unsupported_input
+from trainlint.findings import Finding, Severity, make_finding, selected, sort_key
 from trainlint.job import Job, SourceFile
 from trainlint.measurement import attach_measurements, measurement_root
 from trainlint.packs import Pack, RuleMeta
@@ -47,11 +48,14 @@ class Report:
     """The rules that ran (the effective pack's), for reports that describe them (SARIF)."""
     params: dict[str, Any] = field(default_factory=dict)
     """The effective ``data.trainlint.params``: rule options as the layers set them."""
+    files: list[FileOutcome] = field(default_factory=list)
+    """What became of every candidate file (``trainlint show --files``)."""
 
 
 UNUSED_SUPPRESSION = "unused_suppression"  # TL905's package: it runs after the others
 LOCK_VIOLATION = "lock_violation"  # TL906's, likewise
 GOVERNANCE = frozenset({UNUSED_SUPPRESSION, LOCK_VIOLATION})
+UNSUPPORTED = "unsupported_workload"  # TL907's: it reads the run's files, not a job
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,41 @@ class Selection:
         return selected(rule_id, slug, self.select, self.ignore)
 
 
+@dataclass
+class Loaded:
+    """A run's jobs, with their estimates, and what became of every candidate file."""
+
+    jobs: list[Job]
+    files: list[FileOutcome]
+
+
+def load(
+    paths: Sequence[Path],
+    pack: Pack | None = None,
+    config: RepoConfig | None = None,
+    *,
+    workers: int | None = None,
+    exclude: Sequence[Path] = (),
+) -> Loaded:
+    """Discover, parse and assemble the jobs under ``paths``, with their estimates filled
+    from the pack's ``params.estimate`` assumptions. Files are parsed in ``workers``
+    processes (default: ``parallel.worker_count``'s choice for the number of files);
+    ``exclude`` names trainlint's own files (the report being written, the baseline)."""
+    missing = [str(p) for p in paths if not os.path.lexists(p)]  # a symlink loop is TL901
+    if missing:
+        raise ConfigError(f"path does not exist: {', '.join(missing)}")
+    config = config or find_config(paths[0])
+    params = estimate_params(pack or load_policy(config).pack)
+    found = discover(paths, exclude=exclude)
+    space = Workspace(config=config)
+    read_documents(found, space, worker_count(len(found), workers))
+    jobs = assemble(found, space)
+    attach_measurements(jobs, measurement_root(paths[0]))  # first: estimates use them
+    for job in jobs:
+        job.estimates = estimate(job, params)
+    return Loaded(jobs, outcomes(found, space, jobs))
+
+
 def load_jobs(
     paths: Sequence[Path],
     pack: Pack | None = None,
@@ -86,22 +125,8 @@ def load_jobs(
     *,
     workers: int | None = None,
 ) -> list[Job]:
-    """Discover, parse and assemble the jobs under ``paths``, with their estimates filled
-    from the pack's ``params.estimate`` assumptions. Files are parsed in ``workers``
-    processes (default: ``parallel.worker_count``'s choice for the number of files)."""
-    missing = [str(p) for p in paths if not os.path.lexists(p)]  # a symlink loop is TL901
-    if missing:
-        raise ConfigError(f"path does not exist: {', '.join(missing)}")
-    config = config or find_config(paths[0])
-    params = estimate_params(pack or load_policy(config).pack)
-    found = discover(paths)
-    space = Workspace(config=config)
-    read_documents(found, space, worker_count(len(found), workers))
-    jobs = assemble(found, space)
-    attach_measurements(jobs, measurement_root(paths[0]))  # first: estimates use them
-    for job in jobs:
-        job.estimates = estimate(job, params)
-    return jobs
+    """The jobs of ``load``."""
+    return load(paths, pack, config, workers=workers).jobs
 
 
 def estimate_params(pack: Pack) -> EstimateParams:
@@ -138,6 +163,8 @@ def check(
     all_namespaces: bool = False,
     offline: bool = False,
     workers: int | None = None,
+    strict: bool = False,
+    exclude: Sequence[Path] = (),
 ) -> Report:
     """Every finding of the policy's rules on every job under ``paths``, sorted by location.
 
@@ -146,6 +173,8 @@ def check(
     expired, TL906 every attempt to loosen a lock. Conftest-style rules of the selected
     ``namespaces`` run too. Big runs parse and evaluate in ``workers`` processes (default:
     ``parallel.worker_count``'s choice); the report is the same for any number of them.
+    TL907 reports the GPU workloads no format reads, as errors when ``strict``; ``exclude``
+    names trainlint's own files, never read as input.
     """
     if config is None:
         config = find_config(paths[0]) if paths else RepoConfig()
@@ -163,8 +192,11 @@ def check(
     engine = engines.create_engine(engine_name, pack, opa_url=opa_url)  # compiled once
     running = tuple(rule for rule in pack.rules if _runs(rule, selection, policy))
     params = pack.data.get("trainlint", {}).get("params", {})
-    jobs = load_jobs(paths, pack, config, workers=workers)
-    report = Report(jobs=jobs, rules=running, params=params)
+    baseline = baseline or (config.root / config.baseline if config.baseline else None)
+    own = [*exclude, *([baseline] if baseline is not None else [])]
+    loaded = load(paths, pack, config, workers=workers, exclude=own)
+    jobs = loaded.jobs
+    report = Report(jobs=jobs, rules=running, params=params, files=loaded.files)
     rules = {rule.package.rsplit(".", 1)[-1]: rule for rule in pack.rules}
     remote = engines.ENGINES[engine_name].remote  # one server: requests stay in order
     count = 1 if remote else worker_count(len(jobs), workers)
@@ -172,20 +204,22 @@ def check(
     reported = {
         p for p, rule in rules.items() if p not in GOVERNANCE and _runs(rule, selection, policy)
     }
+    per_job = reported - {UNSUPPORTED}
     for job, evaluation in zip(jobs, evaluations, strict=True):
         if evaluation.error is not None:
             report.errors.append(RunError(job=job.id, message=evaluation.error))
             continue
         report.findings.extend(evaluation.conftest)  # namespaces select them, not --select
         for package, raws in evaluation.results.items():
-            if package not in reported:
+            if package not in per_job:
                 continue
             rule = rules[package]
             report.findings.extend(
                 make_finding(job, rule.id, rule.slug, rule.severity, raw) for raw in raws
             )
+    if UNSUPPORTED in reported:
+        report.findings += _unsupported(report, engine, rules[UNSUPPORTED], strict)
     findings = _unique(sorted(report.findings, key=sort_key))
-    baseline = baseline or (config.root / config.baseline if config.baseline else None)
     files = [s.path for job in report.jobs for s in job.sources] + [f.file for f in findings]
     suppressions = suppress.collect(files, config, known, baseline, today, policy.locks)
     findings = [suppressions.apply(f) for f in findings]
@@ -269,6 +303,34 @@ def _governance(
                 provenance={f"/{key}/{index}": where},
             )
             findings.append(make_finding(holder, rule.id, rule.slug, rule.severity, raw))
+    return findings
+
+
+def _unsupported(
+    report: Report, engine: engines.Engine, rule: RuleMeta, strict: bool
+) -> list[Finding]:
+    """TL907: one evaluation of the run's workloads that no format reads, each located at the
+    line that made it look like one; errors under ``--strict``."""
+    workloads = [f for f in report.files if f.outcome == "unsupported" and f.location]
+    if not workloads:
+        return []
+    try:
+        results = engine.evaluate(unsupported_input(workloads))
+    except PolicyError as exc:
+        report.errors.append(RunError(job="files", message=str(exc)))
+        return []
+    severity: Severity = "error" if strict else rule.severity
+    findings = []
+    for raw in results.get(UNSUPPORTED, []):
+        index = int(str(raw.get("pointer", "")).rsplit("/", 1)[-1] or 0)
+        where = workloads[index].location
+        assert where is not None
+        holder = Job(
+            id=where.file,
+            sources=[SourceFile(path=where.file, format="unknown", role="unknown")],
+            provenance={f"/unsupported_workloads/{index}": where},
+        )
+        findings.append(make_finding(holder, rule.id, rule.slug, severity, raw))
     return findings
 
 

@@ -3,10 +3,12 @@
 # description: |
 #   Fires once per GPU job that lacks one of the required cost tags (required_tags, by default
 #   team and project) or leaves it empty; the message lists every missing tag. A job counts as
-#   a GPU job when it has a distributed launcher from gpu_launchers or a known GPU model or
-#   count (a plain `python setup.py` does not). Tags come from SLURM
-#   --account/--partition/--comment k=v, Kubernetes labels and annotations, SkyPilot labels
-#   and trainlint annotations; keys are compared after normalisation (lower case, '-' -> '_').
+#   a GPU job when it holds GPUs, however it is launched: a known GPU model or count (from
+#   #SBATCH --gres, a GPU resource limit, a launcher's process count or an annotation), or a
+#   distributed launcher from gpu_launchers (a plain `python setup.py` does not). Tags come
+#   from SLURM --account/--partition/--comment k=v, Kubernetes labels and annotations,
+#   SkyPilot labels and trainlint annotations; keys are compared after normalisation (lower
+#   case, '-' -> '_').
 # related_resources:
 #   - ref: https://docs.aws.amazon.com/awsaccountbilling/latest/aboutv2/cost-alloc-tags.html
 #     description: AWS, organizing and tracking costs using cost allocation tags
@@ -48,25 +50,24 @@ params := data.trainlint.params.missing_cost_tags
 # functions of the same name with different arities (see trainlint/engine/regopy_backend.py).
 
 findings contains finding if {
-	is_string(_launch)
 	_uses_gpus
 	count(_missing) > 0
 	finding := {
 		"message": concat("", [
 			"missing cost ", _noun, ": ", concat(", ", _missing),
-			"; GPU spend of this ", _launch, " job cannot be attributed",
+			"; GPU spend of this ", _what, " cannot be attributed",
 		]),
 		"pointer": "/tags",
 	}
 }
 
-# What launches the job: its launcher, else a scheduler manifest (a PyTorchJob, a SkyPilot task)
-# that starts the GPUs whatever command it runs.
-_launch := input.launcher.kind if is_string(input.launcher.kind)
+# The job as its files describe it: its launcher, else its scheduler (a PyTorchJob, a SLURM
+# batch script) that holds the GPUs whatever command it runs.
+_what := concat("", [input.launcher.kind, " job"]) if is_string(input.launcher.kind)
 
-else := _launching[0] if count(_launching) > 0
+else := concat("", [input.resources.scheduler, " job"]) if is_string(input.resources.scheduler)
 
-_launching := [source.format | some source in input.sources; source.format in params.launching_formats]
+else := "job"
 
 _missing := [tag | some tag in params.required_tags; not _tagged(tag)]
 

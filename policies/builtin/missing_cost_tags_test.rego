@@ -56,11 +56,14 @@ test_hyphenated_required_tag_matches_the_normalised_key if {
 		with data.trainlint.params.missing_cost_tags.required_tags as ["team", "project", "cost-center"]
 }
 
-test_a_manifest_without_a_command_still_launches_gpus if {
-	result := findings with input as {
-		"sources": [{"path": "job.yaml", "format": "kubernetes"}],
-		"resources": {"gpus_per_node": 8},
-	}
+test_a_manifest_without_a_command_still_holds_gpus if {
+	result := findings with input as {"resources": {"gpus_per_node": 8, "scheduler": "kubernetes"}}
 	some f in result
 	f.message == "missing cost tags: team, project; GPU spend of this kubernetes job cannot be attributed"
+}
+
+test_gpus_held_however_launched if {
+	result := findings with input as {"resources": {"gpu": {"model": "A100-40GB"}, "gpus_per_node": 1}}
+	some f in result
+	f.message == "missing cost tags: team, project; GPU spend of this job cannot be attributed"
 }

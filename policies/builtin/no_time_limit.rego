@@ -1,13 +1,14 @@
 # METADATA
 # title: no-time-limit
 # description: |
-#   Fires on a scheduled GPU job with no wall-clock limit (resources.time_limit_s unknown)
-#   when its scheduler supports one. That is a SLURM batch script (a .slurm/.sbatch file, an
-#   srun launch, or #SBATCH --account/--partition headers) without #SBATCH --time, a
-#   Kubernetes Job/PyTorchJob/TrainJob/RayJob without activeDeadlineSeconds, or an axolotl
-#   cloud YAML without timeout; a Kubeflow training runtime (a template), a bare torchrun with
-#   no scheduler and a job that shows no GPUs (neither a count nor a model) never fire. The
-#   message names the key to set and, when known, the estimated run time to size it from.
+#   Fires on a GPU job with no wall-clock limit (resources.time_limit_s unknown) whose
+#   scheduler supports one (resources.scheduler, as its files state it): any SLURM batch
+#   script (#SBATCH headers, a .slurm/.sbatch file) or srun launch without #SBATCH --time,
+#   whatever program it runs; a Kubernetes Job/PyTorchJob/TrainJob/RayJob without
+#   activeDeadlineSeconds; an axolotl cloud YAML without timeout. A Kubeflow training runtime
+#   (a template), a bare torchrun with no scheduler and a job that shows no GPUs (neither a
+#   count nor a model) never fire. The message names the key to set and, when known, the
+#   estimated run time to size it from.
 # related_resources:
 #   - ref: https://slurm.schedmd.com/sbatch.html#OPT_time
 #     description: sbatch --time; without it the partition's DefaultTime applies, often unlimited.
@@ -54,11 +55,12 @@ findings contains finding if {
 
 _applies if {
 	not is_number(input.resources.time_limit_s)
-	_scheduler
 	params.schedulers[_scheduler]
 	not _template
 	_uses_gpus
 }
+
+_scheduler := input.resources.scheduler
 
 # The cost is idle GPUs: a job with no known GPU (a CPU smoke test) is left alone.
 _uses_gpus if is_number(job.world_size)
@@ -70,53 +72,6 @@ _uses_gpus if is_string(job.gpu)
 _template if {
 	some label in params.template_labels
 	is_string(input.tags[label])
-}
-
-# The scheduler, in order of certainty; undefined for a job that runs where it is started.
-_scheduler := "kubernetes" if {
-	some source in input.sources
-	source.format == "kubernetes"
-} else := "slurm" if {
-	_slurm
-} else := "axolotl-cloud" if {
-	some source in input.sources
-	source.format == "axolotl"
-	input.provenance["/resources/gpus_per_node"].file == source.path
-}
-
-_slurm if {
-	some source in input.sources
-	source.format == "launch-script"
-	some suffix in params.slurm_suffixes
-	endswith(lower(source.path), suffix)
-}
-
-_slurm if {
-	is_string(input.launcher.command)
-	startswith(input.launcher.command, "srun ")
-}
-
-# An srun launch, unless a training config names it (GPT-NeoX `launcher: slurm` runs inside an
-# allocation whose limit the config cannot state).
-_slurm if {
-	input.launcher.kind == "srun"
-	not _launcher_in_config
-}
-
-_launcher_in_config if {
-	some source in input.sources
-	source.role == "config"
-	input.provenance["/launcher/kind"].file == source.path
-}
-
-# #SBATCH --account / --partition are SLURM's own options (the tags they set are located in
-# the launch script).
-_slurm if {
-	some tag in ["account", "partition"]
-	where := input.provenance[concat("", ["/tags/", tag])]
-	some source in input.sources
-	source.format == "launch-script"
-	where.file == source.path
 }
 
 _names := {"slurm": "SLURM job", "kubernetes": "Kubernetes job", "axolotl-cloud": "axolotl cloud job"}

@@ -316,8 +316,31 @@ SUPPRESSIONS = {
         {"kind": "baseline", "problem": "malformed", "detail": None},
     ],
 }
+# Stated facts that disagree (TL108's layout, TL109's batch), and the scheduler TL403 reads.
+LAYOUT = _job(
+    "layout",
+    launcher={"kind": "torchrun"},
+    resources={"world_size": 8, "scheduler": "slurm"},
+    training={"parallelism": {"tensor": 8, "pipeline": 16}, "global_batch_size": 1536,
+              "micro_batch_size": 1, "grad_accum_steps": 1},
+)  # fmt: skip
+BATCH = _job(
+    "batch",
+    launcher={"kind": "deepspeed"},
+    resources={"world_size": 8},
+    training={"global_batch_size": 512, "micro_batch_size": 4, "grad_accum_steps": 8},
+    derived=["/resources/gpus_per_node"],
+)
+# TL907's input: the run's GPU workloads that no format reads.
+UNSUPPORTED = {
+    "id": "unsupported",
+    "unsupported_workloads": [
+        {"file": "vcjob.yaml", "kind": 'Kubernetes Job (batch.volcano.sh/v1alpha1) "≥ \\'},
+        {"file": "x.yaml", "kind": None},
+    ],
+}
 JOBS = [WASTEFUL, CLEAN, EMPTY, UNKNOWN_RUN, PARTIAL, BOUNDARY, HUGE, TINY, AWKWARD, SLOW,
-        HUGE_MEASURED, RISKY, SUPPRESSIONS]  # fmt: skip
+        HUGE_MEASURED, RISKY, SUPPRESSIONS, UNSUPPORTED, LAYOUT, BATCH]  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,8 @@
 """Every reader fuzzed with hypothesis for a fixed budget: no exception escapes, no call hangs.
 
 The documented contract (sources.read_document, assemble.read_file): bad input becomes a
-Document holding a TL901 ParseError, or None when no format claims the file; nothing raises.
+Document holding a TL901 ParseError, or a Skipped saying why no format reads the file;
+nothing raises.
 Inputs: arbitrary text under each candidate suffix, arbitrary text forced into each format,
 arbitrary bytes, and real fixtures (tests/sources/fixtures) mutated byte-wise. The budget
 (examples x deadline) keeps the module well under 30 s.
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 
 from trainlint.assemble import read_file
 from trainlint.sources import all_sources, read_document
-from trainlint.sources.base import Document, Input
+from trainlint.sources.base import Document, Input, Skipped
 
 FIXTURES = sorted(
     p for p in (Path(__file__).parents[1] / "sources" / "fixtures").rglob("*") if p.is_file()
@@ -42,10 +43,13 @@ CONFIG_ALPHABET = st.sampled_from(
 config_text = st.one_of(st.text(), st.text(CONFIG_ALPHABET, max_size=400))
 
 
-def _check(doc: Document | None) -> None:
-    assert doc is None or isinstance(doc, Document)
-    for error in doc.errors if doc else []:
+def _check(doc: Document | Skipped) -> None:
+    assert isinstance(doc, (Document, Skipped))
+    errors = doc.errors if isinstance(doc, Document) else [doc.error] if doc.error else []
+    for error in errors:
         assert error.line >= 1 and error.column >= 1 and error.message
+    if isinstance(doc, Skipped) and doc.workload is not None:
+        assert doc.workload.location.line >= 1 and doc.workload.kind
 
 
 @pytest.mark.parametrize("suffix", SUFFIXES)
@@ -89,7 +93,7 @@ def test_read_file_turns_a_reader_crash_into_tl901(
     assert doc is not None and "internal error" in doc.errors[0].message
 
 
-def _read_bytes(name: str, data: bytes) -> Document | None:
+def _read_bytes(name: str, data: bytes) -> Document | Skipped:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / name
         path.write_bytes(data)

@@ -41,6 +41,9 @@ STABLE_IDS = {  # DESIGN §5: ids are stable forever
     "TL904": "missing-reference",
     "TL905": "unused-suppression",
     "TL906": "lock-violation",
+    "TL907": "unsupported-workload",
+    "TL108": "impossible-parallelism",
+    "TL109": "batch-size-mismatch",
 }
 GOOD_METADATA = """\
 # METADATA

@@ -20,7 +20,7 @@ from tests.conftest import CORPUS
 from trainlint.errors import SourceError
 from trainlint.job import Location
 from trainlint.sources import deepspeed, hf_trainer, read_document
-from trainlint.sources.base import Document, Input
+from trainlint.sources.base import Document, Input, Skipped
 from trainlint.sources.hf_trainer import cli_facts
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -186,14 +186,34 @@ def test_cli_flags_use_the_same_table() -> None:
 
 
 def test_unrelated_files_are_not_claimed() -> None:
-    assert read_document(Input("values.yaml", "replicaCount: 2\nimage: nginx\n")) is None
-    assert read_document(Input("notes.json", '{"a": [1, 2]}')) is None
+    values = Input("values.yaml", "replicaCount: 2\nimage: nginx\n")
+    assert isinstance(read_document(values), Skipped)
+    assert isinstance(read_document(Input("notes.json", '{"a": [1, 2]}')), Skipped)
 
 
 def test_broken_file_is_a_located_error() -> None:
     doc = read_document(Input("ds.json", '{\n  "train_batch_size": GB_SIZE\n}'))
-    assert doc is not None and doc.errors
+    assert isinstance(doc, Document) and doc.errors
     assert (doc.errors[0].line, doc.errors[0].column) == (2, 23)
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        (".devcontainer/devcontainer.json", '{\n  // a comment\n  "name": "dev"\n}'),
+        ("golden_values.json", '{"lm loss": {"values": [10.8, NaN'),
+        ("vis_data.json", '{"a": 1}\n{"a": 2}\n'),
+        ("notes.yaml", "a: [1, 2\nb: 3\n"),
+    ],
+)
+def test_a_broken_file_that_is_no_training_config_is_skipped_not_an_error(
+    name: str, text: str
+) -> None:
+    """Another tool's JSON with comments, a data file, JSON lines: never TL901 on their own;
+    the error is kept for a job that would reference the file."""
+    doc = read_document(Input(name, text))
+    assert isinstance(doc, Skipped) and doc.error is not None
+    assert "not valid in its syntax" in doc.reason
 
 
 def test_hf_near_misses_name_the_key_meant() -> None:
@@ -307,4 +327,4 @@ def test_deepspeed_random_mappings_never_raise(data: dict[str, Any]) -> None:
 
 def test_a_trainer_state_artifact_is_not_a_config() -> None:
     state = '{"global_step": 500, "logging_steps": 10, "save_steps": 500, "log_history": []}'
-    assert read_document(Input("checkpoint-500/trainer_state.json", state)) is None
+    assert isinstance(read_document(Input("checkpoint-500/trainer_state.json", state)), Skipped)

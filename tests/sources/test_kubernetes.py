@@ -27,7 +27,7 @@ def read(name: str, text: str) -> Document:
 
 
 def values(doc: Document) -> dict[str, Any]:
-    return {f.pointer: f.value for f in doc.facts}
+    return {f.pointer: f.value for f in doc.facts if f.pointer != "/resources/scheduler"}
 
 
 EXPECTED: dict[str, tuple[list[FactRow], list[RefRow]]] = {

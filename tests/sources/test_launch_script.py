@@ -320,7 +320,26 @@ def test_sbatch_headers(header: str, expected: dict[str, Any]) -> None:
     doc = read("job.slurm", f"#!/bin/bash\n{header}\npython train.py\n")
     got = {f.pointer: f.value for f in doc.facts if not f.pointer.startswith("/launcher")}
     got.pop("/resources/gpu/memory_bytes", None)
+    got.pop("/resources/scheduler", None)
     assert got == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        ("job.sh", "#!/bin/bash\n#SBATCH --gpus=2\nyolo train data=coco.yaml\n", ("slurm", 2, 9)),
+        ("job.slurm", "python train.py --max_steps 10\n", ("slurm", 1, 1)),
+        ("run.sh", "srun --gpus=8 python train.py\n", ("slurm", 1, 1)),
+        ("run.sh", "torchrun --nproc_per_node 8 train.py\n", None),
+    ],
+)
+def test_slurm_schedules_batch_scripts_and_srun_launches(
+    name: str, text: str, expected: tuple[str, int, int] | None
+) -> None:
+    """TL403 reads this fact: any batch script (whatever it runs) or srun launch is SLURM's."""
+    found = [(f.value, f.location.line, f.location.column) for f in read(name, text).facts
+             if f.pointer == "/resources/scheduler"]  # fmt: skip
+    assert found == ([expected] if expected else [])
 
 
 def test_sbatch_options_are_located_at_the_option() -> None:
@@ -367,9 +386,23 @@ def test_slurm_variables_follow_the_headers() -> None:
     ]
 
 
-def test_without_slurm_the_script_defaults_apply() -> None:
-    doc = read("run.sh", "NNODES=${SLURM_NNODES:-2}\ntorchrun --nnodes=$NNODES x.py\n")
-    assert fact(doc, "/resources/nodes") == 2
+def test_a_scheduler_variable_default_is_not_its_value() -> None:
+    """A script that reads ``$SLURM_NNODES`` runs in an allocation: its default is not the
+    node count, which stays unknown (stated, so no one-node world size is derived)."""
+    text = "NNODES=${SLURM_NNODES:-2}\ntorchrun --nnodes=$NNODES --nproc_per_node 8 x.py\n"
+    [job] = assemble_text("run.sh", text)
+    assert job.resources.nodes is None and job.resources.world_size is None
+    assert job.provenance["/resources/nodes"].line == 2
+
+
+def assemble_text(name: str, text: str) -> list[Any]:
+    from pathlib import Path as FsPath
+    from tempfile import TemporaryDirectory
+
+    with TemporaryDirectory() as folder:
+        path = FsPath(folder) / name
+        path.write_text(text)
+        return assemble([path])
 
 
 def test_srun_options_fill_in_only_what_headers_do_not_say() -> None:
@@ -460,9 +493,9 @@ def test_unknown_words_never_become_facts() -> None:
     )
     values = {f.pointer: f.value for f in read("run.sh", text).facts}
     assert values["/launcher/entrypoint"] == "train.py"
-    for pointer in ("/resources/gpus_per_node", "/resources/nodes", "/checkpoint/every_steps",
-                    "/training/max_steps"):  # fmt: skip
+    for pointer in ("/resources/gpus_per_node", "/checkpoint/every_steps", "/training/max_steps"):
         assert pointer not in values
+    assert values["/resources/nodes"] is None  # --nnodes is stated, its value is unknown
 
 
 def test_options_with_unknown_values_are_still_options() -> None:
@@ -474,7 +507,7 @@ def test_options_with_unknown_values_are_still_options() -> None:
     values = {f.pointer: f.value for f in read("run.sh", text).facts}
     assert values["/launcher/entrypoint"] == "main.py"
     assert values["/training/seed"] == 3
-    assert "/resources/nodes" not in values
+    assert values["/resources/nodes"] is None  # stated, unknown: no one-node default
 
 
 def test_an_unknown_script_word_is_the_entry() -> None:
@@ -491,9 +524,12 @@ def test_the_training_launch_wins_over_helpers() -> None:
         "torchrun --nproc_per_node 2 eval.py\n"
     )
     values = {f.pointer: f.value for f in read("run.sh", text).facts}
-    assert values["/launcher/kind"] == "torchrun"
-    assert values["/launcher/entrypoint"] == "eval.py"
-    assert "/training/seed" not in values
+    assert values["/launcher/kind"] == "python"  # a distributed evaluation is no training
+    assert values["/launcher/entrypoint"] == "train.py"
+    assert values["/training/seed"] == 1
+    text = text.replace("eval.py", "finetune.py")
+    values = {f.pointer: f.value for f in read("run.sh", text).facts}
+    assert (values["/launcher/kind"], values["/launcher/entrypoint"]) == ("torchrun", "finetune.py")
 
 
 def test_exports_in_branches_are_not_facts_but_launches_are_found() -> None:

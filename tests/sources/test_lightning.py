@@ -123,8 +123,12 @@ def test_typo_in_trainer_block() -> None:
 
 def test_recognition_leaves_nemo_and_hf_alone() -> None:
     assert lightning.recognise(Input("fit.yaml", CLI)) == 0.8
-    assert lightning.recognise(Input("t.yaml", "trainer:\n  max_epochs: 3\n")) == 0.6
-    nemo = "trainer:\n  devices: 8\nexp_manager:\n  name: x\nmodel: {}\n"
+    trainer = "trainer:\n  max_epochs: 3\n  devices: 8\n"
+    assert lightning.recognise(Input("t.yaml", trainer)) == 0.6
+    # verl's trainer block shares a word with Lightning's, no more: not Lightning's
+    verl = "trainer:\n  device: cuda\n  nnodes: 1\n  n_gpus_per_node: 8\n  logger: [console]\n"
+    assert lightning.recognise(Input("ppo_trainer.yaml", verl)) == 0.0
+    nemo = "trainer:\n  devices: 8\n  max_steps: 10\nexp_manager:\n  name: x\nmodel: {}\n"
     assert lightning.recognise(Input("megatron_gpt_config.yaml", nemo)) == 0.3
     assert lightning.recognise(Input("a.yaml", "save_steps: 10\nlogging_steps: 1\n")) == 0.0
     assert hf_trainer.recognise(Input("fit.yaml", CLI)) == 0.0

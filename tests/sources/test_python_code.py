@@ -15,7 +15,7 @@ from trainlint.errors import SourceError
 from trainlint.estimate import estimate
 from trainlint.sources import python_code, read_document
 from trainlint.sources._py_literal import UNKNOWN, Positions, literal
-from trainlint.sources.base import Document, Input
+from trainlint.sources.base import Document, Input, Skipped
 from trainlint.sources.structured import MAX_BYTES
 
 FIXTURES = Path(__file__).parent / "fixtures" / "python"
@@ -194,11 +194,11 @@ def test_broken_training_file_is_a_located_error() -> None:
     ],
 )
 def test_broken_unrecognisable_python_is_not_claimed(text: str) -> None:
-    assert read_document(Input("scratch.py", text)) is None
+    assert isinstance(read_document(Input("scratch.py", text)), Skipped)
 
 
 def test_other_python_and_other_suffixes_are_not_claimed() -> None:
-    assert read("plain_module.py") is None
+    assert isinstance(read("plain_module.py"), Skipped)
     text = (FIXTURES / "nanogpt_config.py").read_text()
     assert python_code.recognise(Input("nanogpt_config.txt", text)) == 0.0
     assert python_code.recognise(Input("train.yaml", "batch_size: 4\nblock_size: 8\n")) == 0.0
@@ -244,7 +244,7 @@ def test_lightning_trainer_told_apart_from_hf_trainer() -> None:
     hf_doc = read("hf.py", hf)
     assert facts(hf_doc) == [] and hf_doc is not None and hf_doc.confidence == 0.9
     custom = "from mylib import Trainer\nTrainer(devices=8)\n"
-    assert read("custom.py", custom) is None
+    assert isinstance(read("custom.py", custom), Skipped)
 
 
 def test_deepspeed_dict_by_keyword_and_unrelated_dicts() -> None:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trainlint.errors import SourceError
-from trainlint.sources.structured import MAX_DEPTH, load_json, load_yaml
+from trainlint.sources.structured import MAX_DEPTH, Tagged, load_json, load_yaml
 
 
 def test_yaml_keys_and_items_have_their_positions() -> None:
@@ -22,9 +22,39 @@ def test_yaml_keys_and_items_have_their_positions() -> None:
 
 
 def test_yaml_is_loaded_safely() -> None:
-    with pytest.raises(SourceError) as error:
-        load_yaml("a: !!python/object/apply:os.system ['echo pwned']\n")
-    assert error.value.line == 1
+    tree = load_yaml("a: !!python/object/apply:os.system ['echo pwned']\n")[0]
+    assert tree.data == {"a": Tagged("!!python/object/apply:os.system", ["echo pwned"])}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("script: !reference [.setup, script]\n", Tagged("!reference", [".setup", "script"])),
+        ("Name: !Sub '${AWS::StackName}-x'\n", Tagged("!Sub", "${AWS::StackName}-x")),
+        (
+            "pw: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  6162\n",
+            Tagged("!vault", "$ANSIBLE_VAULT;1.1;AES256\n6162\n"),
+        ),
+        (
+            "model: !new:torch.nn.Linear\n  in_features: !ref <dim>\n",
+            Tagged("!new:torch.nn.Linear", {"in_features": Tagged("!ref", "<dim>")}),
+        ),
+        (
+            "emoji: !!python/name:material.extensions.emoji.twemoji\n",
+            Tagged("!!python/name:material.extensions.emoji.twemoji", ""),
+        ),
+        ("s: !!set {a: null}\n", Tagged("!!set", {"a": None})),
+    ],
+)
+def test_custom_tags_are_kept_opaque_never_constructed(text: str, expected: Tagged) -> None:
+    """Valid YAML of other tools (GitLab CI, CloudFormation, Ansible, HyperPyYAML, mkdocs)."""
+    tree = load_yaml(text)[0]
+    assert list(tree.data.values()) == [expected]
+
+
+def test_a_tagged_mapping_keeps_the_positions_of_its_keys() -> None:
+    tree = load_yaml("top:\n  m: !new:x.Y\n    depth: 3\n")[0]
+    assert tree.spans[("top", "m", "depth")] == (3, 5)
 
 
 def test_yaml_multi_document_and_merge_keys() -> None:

@@ -15,7 +15,7 @@ from trainlint.discover import discover
 from trainlint.errors import SourceError
 from trainlint.sources import read_document, torchtitan
 from trainlint.sources._toml import load_toml
-from trainlint.sources.base import Document, Input
+from trainlint.sources.base import Document, Input, Skipped
 
 FIXTURES = Path(__file__).parent / "fixtures" / "torchtitan"
 
@@ -49,6 +49,7 @@ def test_published_llama3_8b_layout() -> None:
         ("/training/parallelism/strategy", "fsdp", 41, 1),  # shard degree -1: the rest
         ("/training/parallelism/tensor", 2, 42, 1),
         ("/training/parallelism/pipeline", 1, 43, 1),
+        ("/training/parallelism/context", 1, 44, 1),
         ("/checkpoint/strategy", "steps", 47, 1),
         ("/checkpoint/async", False, 52, 1),
         ("/checkpoint/save_optimizer", True, 50, 1),
@@ -79,6 +80,7 @@ def test_newer_layout_local_batch_compile_section_and_float8() -> None:
         ("/training/parallelism/strategy", "fsdp", 28, 1),
         ("/training/parallelism/tensor", 1, 29, 1),
         ("/training/parallelism/pipeline", 1, 30, 1),
+        ("/training/parallelism/context", 1, 31, 1),
         ("/checkpoint/strategy", "steps", 46, 1),
         ("/checkpoint/keep_last", 5, 48, 1),
         ("/checkpoint/async", True, 49, 1),
@@ -124,7 +126,7 @@ def test_recognition_needs_the_toml_suffix_and_sniffs_before_parsing() -> None:
 
 def test_invalid_torchtitan_toml_is_a_located_parse_error() -> None:
     doc = read_document(Input("bad.toml", "[job]\ndescription = 'x'\n[training]\nsteps = \n"))
-    assert doc is not None and doc.format == "unknown"
+    assert isinstance(doc, Document) and doc.format == "unknown"
     [error] = doc.errors
     assert (error.line, error.message.startswith("invalid TOML")) == (4, True)
 
@@ -134,26 +136,31 @@ def test_invalid_torchtitan_toml_is_a_located_parse_error() -> None:
     [
         ("[model]\nname = 'llama3'\n\n[training\nsteps = 1000\n\n[optimizer]\nname = 'x'\n", 4),
         ("[job]\ndescription = 'x'\n[model]\nname = 'llama3'\n[training\nsteps = 1000\n", 5),
-        ("title = 'not a training config'\nowner = \n", 2),  # like an invalid .yaml: reported
     ],
 )
 def test_an_unclosed_header_is_a_parse_error_on_its_line(text: str, line: int) -> None:
     """``[training`` unclosed used to hide the file: the sniff counted only closed headers."""
     doc = read_document(Input("train_configs/llama3_8b.toml", text))
-    assert doc is not None and doc.format == "unknown"
+    assert isinstance(doc, Document) and doc.format == "unknown"
     [error] = doc.errors
     assert error.message.startswith("invalid TOML") and error.line == line
 
 
+def test_an_invalid_toml_that_is_no_training_config_is_skipped() -> None:
+    """Like any other tool's broken file: not TL901 unless a job references it."""
+    doc = read_document(Input("settings.toml", "title = 'not a training config'\nowner = \n"))
+    assert isinstance(doc, Skipped) and doc.error is not None and doc.error.line == 2
+
+
 @pytest.mark.parametrize("name", ["pyproject.toml", "Cargo.toml", "ruff.toml"])
 def test_other_tools_toml_is_never_read_even_when_invalid(name: str, tmp_path: Path) -> None:
-    assert read_document(Input(name, "[tool.ruff\nline-length = 3\n")) is None
+    assert isinstance(read_document(Input(name, "[tool.ruff\nline-length = 3\n")), Skipped)
     (tmp_path / name).write_text("[tool.ruff\n")
     assert discover([tmp_path]) == []
 
 
 def test_valid_non_training_toml_is_not_claimed() -> None:
-    assert read_document(Input("config.toml", "[server]\nport = 8080\n")) is None
+    assert isinstance(read_document(Input("config.toml", "[server]\nport = 8080\n")), Skipped)
 
 
 def test_toml_files_are_discovery_candidates(tmp_path: Path) -> None:

@@ -152,6 +152,12 @@ def text_console() -> Console:
     help="Worker processes for parsing and evaluation.  [default: 2 (at most the cores) "
     f"from {PARALLEL_THRESHOLD} files or jobs, else 1]",
 )
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Report GPU workloads trainlint does not understand (TL907) as errors, for gates "
+    "that want every workload checked.",
+)
 @handle_errors
 def check(
     paths: tuple[Path, ...],
@@ -170,6 +176,7 @@ def check(
     offline: bool,
     diff_base: str | None = None,
     workers: int | None = None,
+    strict: bool = False,
 ) -> None:
     """Check the training jobs under PATHS (default: the current directory)."""
     from trainlint import suppress
@@ -197,7 +204,8 @@ def check(
         targets, engine_name, split_values(select) or None, split_values(ignore),
         extend_select=split_values(extend_select), baseline=baseline, config=config,
         opa_url=opa_url, namespaces=split_values(namespaces), all_namespaces=all_namespaces,
-        offline=offline, workers=workers,
+        offline=offline, workers=workers, strict=strict,
+        exclude=[p for p in (output, write_baseline, baseline) if p is not None],
     )  # fmt: skip
     if write_baseline is not None:
         written = suppress.write_baseline(report.findings, write_baseline)

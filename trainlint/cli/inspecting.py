@@ -16,17 +16,28 @@ from trainlint.errors import ConfigError
 @click.option(
     "--format", "fmt", type=click.Choice(["json", "yaml"]), default="json", show_default=True
 )
+@click.option(
+    "--files",
+    "files",
+    is_flag=True,
+    help="Show what became of every candidate file instead: part of a job, skipped (and why), "
+    "or a GPU workload not understood.",
+)
 @handle_errors
-def show(paths: tuple[Path, ...], fmt: str) -> None:
+def show(paths: tuple[Path, ...], fmt: str, files: bool) -> None:
     """Show the jobs trainlint sees: every fact with its provenance, and the estimates."""
     import json
 
     import yaml
 
-    from trainlint.lint import load_jobs
+    from trainlint.lint import load
 
-    jobs = load_jobs(list(paths) or [Path(".")])
-    document = {"jobs": [job.as_input() for job in jobs]}
+    loaded = load(list(paths) or [Path(".")])
+    document: dict[str, object]
+    if files:
+        document = {"files": [f.model_dump(mode="json", exclude_none=True) for f in loaded.files]}
+    else:
+        document = {"jobs": [job.as_input() for job in loaded.jobs]}
     if fmt == "json":
         click.echo(json.dumps(document, indent=2))
     else:

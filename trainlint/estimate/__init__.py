@@ -88,8 +88,21 @@ def measured_step_time(job: Job, world: int | None) -> float | None:
     return float(median)
 
 
+def _impossible_layout(job: Job) -> bool:
+    par, world = job.training.parallelism, job.resources.world_size
+    spans = (par.tensor or 1) * (par.pipeline or 1) * (par.context or 1)
+    return world is not None and world > 0 and world % spans != 0
+
+
 def estimate(job: Job, params: EstimateParams | None = None) -> Estimates:
-    """Memory per GPU, step time, checkpoint cost, run cost and cheaper GPUs for ``job``."""
+    """Memory per GPU, step time, checkpoint cost, run cost and cheaper GPUs for ``job``.
+
+    A layout that cannot start (tensor x pipeline x context parallel sizes that do not divide
+    the GPUs launched, TL108) is not estimated: dividing its memory by ranks that do not exist
+    would invent a fit."""
+    if _impossible_layout(job):
+        return Estimates(unknown=["parallel layout (tensor x pipeline x context does not divide "
+                                  "the world size)"])  # fmt: skip
     p = params or EstimateParams()
     inp = resolve(job, p)
     led = Ledger()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from trainlint.files import not_understood
 from trainlint.findings import Finding, Waste
 from trainlint.lint import Report
 
@@ -42,6 +43,9 @@ def _amount(value: float) -> str:
 
 def summary(report: Report) -> str:
     jobs = _plural(len(report.jobs), "job")
+    unread = not_understood(report.files)
+    if unread:
+        jobs += f"; {_plural(unread, 'file')} not understood"
     counted = [f for f in report.findings if f.suppression is None]
     hidden = len(report.findings) - len(counted)
     suppressed = f" ({hidden} suppressed)" if hidden else ""

@@ -12,8 +12,16 @@ from typing import cast
 
 from trainlint.errors import SourceError
 from trainlint.job import ParseError
-from trainlint.sources import annotation
-from trainlint.sources.base import Document, Fact, Input, Override, Source
+from trainlint.sources import _workloads, annotation
+from trainlint.sources.base import (
+    RUN_SETTINGS,
+    Document,
+    Fact,
+    Input,
+    Override,
+    Skipped,
+    Source,
+)
 from trainlint.sources.redact import redact_fact
 from trainlint.sources.table import facts_for
 
@@ -36,26 +44,79 @@ def all_sources() -> tuple[Source, ...]:
     return tuple(found)
 
 
-def read_document(file: Input, forced: str | None = None) -> Document | None:
+def read_document(file: Input, forced: str | None = None) -> Document | Skipped:
     """The best-recognised format's reading of ``file`` (or the ``forced`` format's, when the
-    repo config names one for it); None when no format claims it.
+    repo config names one for it), or why no format reads it (``Skipped``).
 
-    A file that cannot be parsed yields a Document holding its ParseError, never an exception.
+    Only a file trainlint owns can be broken (TL901): one a format recognises, one the repo
+    config assigns a format, or one whose text shows training keys. Any other file that is not
+    valid in its syntax — another tool's YAML, a template, JSON with comments — is skipped, its
+    error kept for a job that references it. A file that looks like a GPU workload of another
+    tool is skipped with the ``Workload`` TL907 reports.
     """
+    own = _workloads.own_output(file)
+    if own is not None:
+        return Skipped(file.path, own)
+    if forced is not None:
+        return _read_forced(file, forced)
     try:
-        by_name = {source.name: source for source in all_sources()}
-        if forced is not None:
-            source = by_name[forced]
-            if (file.is_structured or _reads_yaml_or_json(source)) and not file.mapping:
-                raise SourceError(f"not a {forced} config: the document is empty or not a mapping")
-            return finish(source.parse(file), file)
+        template = _workloads.template_kind(file, parses=_parses(file))
+        if template is not None:
+            return _workloads.skipped_template(file, template)
         scored = [(source.recognise(file), index) for index, source in enumerate(all_sources())]
-        confidence, best = max(scored, default=(0.0, -1))
-        if confidence <= 0:
-            return None
+    except SourceError as exc:
+        return _unreadable(file, exc)
+    confidence, best = max(scored, default=(0.0, -1))
+    if confidence <= 0:
+        return _workloads.classify(file)
+    try:
         return finish(all_sources()[best].parse(file), file)
     except SourceError as exc:
+        if confidence >= OWNED:
+            return broken(file.path, exc.message, exc.line, exc.column)
+        return _unreadable(file, exc)
+
+
+FORCED = 1.0
+"""The confidence of a format the repo config assigns: a training file by the user's word."""
+OWNED = 0.5
+"""A format this sure of a file owns its errors (a shell script with no launch is not ours)."""
+
+
+def _read_forced(file: Input, forced: str) -> Document:
+    """The repo config says what the file is (certain: confidence 1, a job of its own): any
+    error in it is a TL901."""
+    source = {source.name: source for source in all_sources()}[forced]
+    try:
+        if (file.is_structured or _reads_yaml_or_json(source)) and not file.mapping:
+            raise SourceError(f"not a {forced} config: the document is empty or not a mapping")
+        doc = source.parse(file)
+        doc.confidence = FORCED
+        return finish(doc, file)
+    except SourceError as exc:
         return broken(file.path, exc.message, exc.line, exc.column)
+
+
+def _parses(file: Input) -> bool:
+    """Whether a structured file is valid YAML/JSON (parsed once; the result is cached)."""
+    if not file.is_structured:
+        return True
+    try:
+        file.trees  # noqa: B018 - parses and caches
+    except SourceError:
+        return False
+    return True
+
+
+def _unreadable(file: Input, exc: SourceError) -> Document | Skipped:
+    """A file that is not valid in its syntax: TL901 when it is a training file (a Python or
+    shell reader only raises for a file that looks like training code), else skipped with its
+    error kept for a job that references it."""
+    error = ParseError(file=file.path, line=exc.line, column=exc.column, message=exc.message)
+    if file.suffix == "py" or _workloads.looks_like_training(file):
+        return broken(file.path, exc.message, exc.line, exc.column)
+    reason = f"not a training config, and not valid in its syntax ({exc.message}, line {exc.line})"
+    return Skipped(file.path, reason, error=error)
 
 
 def _reads_yaml_or_json(source: Source) -> bool:
@@ -65,8 +126,16 @@ def _reads_yaml_or_json(source: Source) -> bool:
     return bool(examples) and all(Input(name, "").is_structured for name in examples)
 
 
+CERTAIN = 0.8
+"""Recognition at least this sure may call a key a typo (TL903): a format read on a weaker
+guess would call another tool's keys typos of its own (dinov2's ``optim`` block is not HF's)."""
+
+
 def finish(doc: Document, file: Input) -> Document:
-    """Add the file's trainlint annotations (they win within the file) and redact secrets."""
+    """Add the file's trainlint annotations (they win within the file), redact secrets, and
+    keep the typo findings only of a format recognised with certainty."""
+    if doc.confidence < CERTAIN:
+        doc.unknown_keys = []
     facts, errors = annotation.from_comments(file.text, file.path)
     if file.suffix == "json":
         facts, errors = [], []  # JSON has no comments
@@ -75,6 +144,10 @@ def finish(doc: Document, file: Input) -> Document:
         facts, errors = facts + block_facts, errors + block_errors
     doc.facts = [redact_fact(fact) for fact in [*doc.facts, *facts]]
     doc.errors += errors
+    if doc.workload is None and RUN_SETTINGS.isdisjoint(fact.pointer for fact in doc.facts):
+        doc.workload = _workloads.training_config(file) or _workloads.gpu_request(
+            file, f"{doc.format} file requesting GPUs for a workload trainlint cannot read"
+        )  # read, yet not understood: reported when the file joins no job
     return doc
 
 

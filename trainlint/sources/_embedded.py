@@ -87,7 +87,8 @@ def command_overrides(words: Sequence[Word], file: str) -> list[Override]:
 
 
 def _launch_found(launch: launchers.Launch | None, script: Script, file: str) -> Found:
-    if launch is None:
+    """An evaluation, serving or other launch that is no training sets nothing."""
+    if launch is None or launch.purpose is not None:
         return [], []
     facts = launch_script.launch_facts(launch, [], script, file)
     return facts, launch_script.launch_references(launch, file)

@@ -44,6 +44,8 @@ FLAGS: dict[str, list[Rule]] = {
     "num-query-groups": [Rule("/model/kv_heads", n.positive_int)],
     "tensor-model-parallel-size": [Rule("/training/parallelism/tensor", n.positive_int)],
     "pipeline-model-parallel-size": [Rule("/training/parallelism/pipeline", n.positive_int)],
+    "context-parallel-size": [Rule("/training/parallelism/context", n.positive_int)],
+    "expert-model-parallel-size": [Rule("/training/parallelism/expert", n.positive_int)],
     "use-distributed-optimizer": [  # optimizer state sharded over data-parallel ranks: ZeRO-1
         Rule("/training/parallelism/zero_stage", n.when_true(1))
     ],

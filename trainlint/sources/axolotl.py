@@ -152,7 +152,10 @@ TABLE: dict[Path, list[Rule]] = {
 }
 CLOUD_TABLE: dict[Path, list[Rule]] = {
     ("gpu",): [Rule("/resources/gpu/model", _gpu)],
-    ("gpu_count",): [Rule("/resources/gpus_per_node", n.positive_int)],
+    ("gpu_count",): [
+        Rule("/resources/gpus_per_node", n.positive_int),
+        Rule("/resources/scheduler", lambda v: "axolotl-cloud" if n.positive_int(v) else None),
+    ],
     ("node_count",): [Rule("/resources/nodes", n.positive_int)],
     ("timeout",): [Rule("/resources/time_limit_s", n.duration_seconds)],
 }

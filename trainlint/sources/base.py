@@ -23,6 +23,16 @@ PRECEDENCE: dict[Role, int] = {
 }  # fmt: skip
 
 
+# Facts that only a training run states: how long it runs, its batch, how often it saves,
+# evaluates or logs (a file with none of them is no training config on its own).
+RUN_SETTINGS = frozenset({
+    "/training/max_steps", "/training/epochs", "/training/total_steps",
+    "/training/micro_batch_size", "/training/global_batch_size", "/checkpoint/every_steps",
+    "/checkpoint/every_epochs", "/checkpoint/every_seconds", "/eval/every_steps",
+    "/logging/every_steps",
+})  # fmt: skip
+
+
 def pointer(*parts: str | int) -> str:
     """A JSON pointer (RFC 6901) from raw parts: ``pointer("tags", "a/b")`` → ``/tags/a~1b``."""
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
@@ -37,11 +47,16 @@ class Fact:
 
 @dataclass(frozen=True)
 class Reference:
-    """Another file this one points at, e.g. ``--deepspeed ds.json`` (path as written)."""
+    """Another file this one points at, e.g. ``--deepspeed ds.json`` (path as written).
+
+    ``anchor`` is the file the path is relative to when that is not the referring file: a
+    Hydra app's script (``--config-path`` is relative to it). When the anchor is not in the
+    repository, the reference cannot be checked: it is unresolved, never missing."""
 
     path: str
     location: Location
     role: Role = "config"
+    anchor: str | None = None
 
 
 @dataclass(frozen=True)
@@ -52,6 +67,28 @@ class Override:
     key: str
     value: str | bool
     location: Location
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A GPU training workload trainlint does not understand: what it looks like, and where."""
+
+    kind: str
+    location: Location
+    evidence: str
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A candidate file that is no part of any job, and why.
+
+    ``error`` keeps the parse error of a file that is not valid in its syntax: it is nobody's
+    problem until a job references the file, and then it is that job's TL901."""
+
+    path: str
+    reason: str
+    workload: Workload | None = None
+    error: ParseError | None = None
 
 
 @dataclass
@@ -65,6 +102,15 @@ class Document:
     errors: list[ParseError] = field(default_factory=list)
     unknown_keys: list[UnknownKey] = field(default_factory=list)
     overrides: list[Override] = field(default_factory=list)
+    purpose: str | None = None
+    """Why the file is no training run although a format reads it (an evaluation or serving
+    launch): it then roots no job (``assemble.trains``)."""
+    launches_training: bool = False
+    """The format found a launch that certainly trains (a distributed launcher, an entry named
+    for training, a training program of another tool): the file roots a job."""
+    workload: Workload | None = None
+    """A GPU workload in the file that the format could not read (a launch built in a
+    variable): reported as not understood (TL907) when the file roots no job."""
 
 
 @dataclass

@@ -110,6 +110,13 @@ _FOREIGN = {
 _MAX = 0.9
 
 
+# TrainingArguments' own names: with one of them the file is HF's for certain (its typos count).
+_UNMISTAKABLE = frozenset({
+    "per_device_train_batch_size", "per_device_eval_batch_size", "save_total_limit",
+    "eval_strategy", "evaluation_strategy", "logging_strategy", "save_strategy",
+    "lr_scheduler_type",
+})  # fmt: skip
+
 # Keys of what a run writes (checkpoint-*/trainer_state.json), not of what configures one.
 _ARTIFACT = frozenset({"log_history", "global_step", "best_model_checkpoint"})
 
@@ -117,11 +124,14 @@ _ARTIFACT = frozenset({"log_history", "global_step", "best_model_checkpoint"})
 def recognise(file: Input) -> float:
     if not file.is_structured:
         return 0.0
-    keys = set(file.mapping)
-    distinctive, generic = len(_DISTINCTIVE & keys), len(_GENERIC & keys)
+    data = file.mapping
+    keys = {key for key in data if not isinstance(data[key], (dict, list))}  # HF args are
+    distinctive, generic = len(_DISTINCTIVE & keys), len(_GENERIC & keys)  # flat values
     if distinctive == 0 or keys & _ARTIFACT:
         return 0.0
     score = min(_MAX, 0.5 + 0.1 * (distinctive + generic))
+    if keys & _UNMISTAKABLE:
+        score = max(score, 0.8)
     return min(score, 0.3) if keys & _FOREIGN else score
 
 

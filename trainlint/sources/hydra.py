@@ -68,10 +68,14 @@ def parse(file: Input) -> Document:
     package = _own_package(file.text, group)
     composition = compose(root, path, tree, file.text, group, package)
     doc = Document(file.path, name, recognise(file), _role(composition, group, file.text))
-    doc.facts = lightning.read(resolve(composition.merged.data), locator(composition.merged))
+    merged = resolve(composition.merged.data)
+    doc.facts = lightning.read(merged, locator(composition.merged))
     doc.references = _references(composition, root, path, tree, file.path)
     trainer_path: Path = () if package == ("trainer",) else ("trainer",)
-    doc.unknown_keys = near_misses(tree, lightning.TRAINER_KEYS, name, file.path, trainer_path)
+    if lightning.trainer_block(merged) or package == ("trainer",):  # another program's
+        doc.unknown_keys = near_misses(  # ``trainer:`` (verl's) has other keys
+            tree, lightning.TRAINER_KEYS, name, file.path, trainer_path
+        )
     return doc
 
 

@@ -40,6 +40,7 @@ JOB_KINDS: dict[str, frozenset[str]] = {
 RUNTIME_KINDS = frozenset({"ClusterTrainingRuntime", "TrainingRuntime"})
 
 TABLE: dict[Path, list[Rule]] = {
+    ("kind",): [Rule("/resources/scheduler", lambda kind: "kubernetes" if kind else None)],
     ("metadata", "name"): [Rule("/name", n.to_str)],
     ("spec", "activeDeadlineSeconds"): [Rule("/resources/time_limit_s", n.positive_float)],
     ("spec", "runPolicy", "activeDeadlineSeconds"): [
@@ -146,12 +147,17 @@ def _document(
         launch, references = _launch(container, file.path) if container else ([], [])
         overrides = _overrides(container, file.path) if container else []
     declared = {fact.pointer for fact in facts}  # the allocation beats a process count
+    if kind != "TrainJob" and kind not in RUNTIME_KINDS and not any(g.gpus for g in groups):
+        declared |= _COUNTS  # pods that request no GPU get none: a process count is CPUs
     launch = [fact for fact in launch if fact.pointer not in declared]
     facts += (meta.env_facts(container.env, file.path) if container else []) + launch
     if runtime is not None and runtime is not tree:
         declared = {fact.pointer for fact in facts}
         facts = [f for f in _own(runtime, file.path) if f.pointer not in declared] + facts
     return facts, [r for r in references if not r.path.startswith("/")], overrides
+
+
+_COUNTS = frozenset({"/resources/world_size", "/resources/gpus_per_node", "/resources/nodes"})
 
 
 def _own(tree: Tree, file: str) -> list[Fact]:

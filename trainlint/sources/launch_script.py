@@ -18,7 +18,7 @@ from functools import partial
 from trainlint.errors import SourceError
 from trainlint.job import Location
 from trainlint.sources import _megatron_flags, hf_trainer, launchers, shell, slurm
-from trainlint.sources.base import Document, Fact, Input, Override, Reference, Role
+from trainlint.sources.base import Document, Fact, Input, Override, Reference, Role, Workload
 from trainlint.sources.launchers import Launch, location
 from trainlint.sources.redact import redact_text, redact_value
 from trainlint.sources.shell import Assignment, Script, Word
@@ -48,20 +48,34 @@ def parse(file: Input) -> Document:
     """Facts of the headers, the environment and the best launch; SourceError only when no
     statement at all could be read."""
     check_size(file.text)
-    script = shell.parse_script(file.text)
+    # SLURM_* variables are the scheduler's: a script that reads them (``${SLURM_NNODES:-1}``)
+    # expects an allocation, so their defaults are not their values.
+    prefixes = ("SLURM_",)
+    script = shell.parse_script(file.text, {}, prefixes)
     headers = slurm.header_options(
         [c for c in script.comments if c.line < _first_statement(script)]
     )
     header_facts = slurm.resource_facts(headers, file.path)
     environ: dict[str, str | None] = {}
-    prefixes: tuple[str, ...] = ()
-    if headers or _uses_srun(script):  # inside an allocation SLURM_* variables are set
-        environ, prefixes = slurm.environment(header_facts, headers), ("SLURM_",)
+    if headers or _uses_srun(script):  # the allocation's own SLURM_* values are known
+        environ = slurm.environment(header_facts, headers)
         script = shell.parse_script(file.text, environ, prefixes)
     if script.error and not (script.commands or script.assignments or headers):
         raise SourceError("shell syntax error: no command could be read", *script.error)
-    launch = script_launch(script, file.path, environ, prefixes)
+    launch = script_launch(script, file.path, environ, prefixes, file.text)
     doc = Document(file.path, name, recognise(file), role)
+    if launch is not None and launch.purpose is not None:
+        doc.purpose = _not_training(launch)
+        launch = None
+    elif launch is None or (launch.rank < 3 and not _LAUNCHER_TEXT.search(file.text)):
+        doc.purpose = _named_purpose(file.text)
+        launch = None if doc.purpose else launch
+    if launch is None and doc.purpose is None:
+        doc.workload = _unread_launch(file)
+    named = bool(_LAUNCHER_TEXT.search(file.text))
+    doc.launches_training = launch is not None and launchers.trains(launch, named)
+    header_facts += _nodes_from_command_line(file, headers, header_facts)
+    header_facts += _slurm_scheduled(file, headers, launch)
     facts = [*header_facts, *env_facts(script, launch, file.path)]
     if launch is not None:
         facts += launch_facts(launch, header_facts, script, file.path)
@@ -72,16 +86,104 @@ def parse(file: Input) -> Document:
     return doc
 
 
+def _slurm_scheduled(
+    file: Input, headers: Sequence[slurm.Option], launch: Launch | None
+) -> list[Fact]:
+    """A SLURM batch script (``#SBATCH`` headers, a ``.slurm``/``.sbatch`` name) or an
+    ``srun`` launch: SLURM schedules the job, and ``--time`` can bound it."""
+    if headers:
+        where = Location(file=file.path, line=headers[0].line, column=headers[0].column)
+        return [Fact("/resources/scheduler", "slurm", where)]
+    if launch is not None and (launch.command.name.text or "").rsplit("/", 1)[-1] == "srun":
+        return [Fact("/resources/scheduler", "slurm", location(file.path, launch.command.name))]
+    if file.suffix in ("slurm", "sbatch"):
+        return [Fact("/resources/scheduler", "slurm", Location(file=file.path, line=1, column=1))]
+    return []
+
+
+_NODE_COUNT_READ = re.compile(r"\$\{?SLURM_(?:NNODES|JOB_NUM_NODES)\b")
+
+
+def _nodes_from_command_line(
+    file: Input, headers: Sequence[slurm.Option], header_facts: Sequence[Fact]
+) -> list[Fact]:
+    """A batch script without ``#SBATCH --nodes`` that reads ``$SLURM_NNODES`` takes its
+    node count from the ``sbatch`` command line: stated, but unknown here (no one-node
+    default)."""
+    if not headers or any(f.pointer == "/resources/nodes" for f in header_facts):
+        return []
+    match = _NODE_COUNT_READ.search(file.text)
+    if match is None:
+        return []
+    start = match.start()
+    line = file.text.count("\n", 0, start) + 1
+    where = Location(file=file.path, line=line, column=start - file.text.rfind("\n", 0, start))
+    return [Fact("/resources/nodes", None, where)]
+
+
+def _not_training(launch: Launch) -> str:
+    entry = launch.entry.text if launch.entry is not None else launch.kind
+    return f"runs {entry}: {launch.purpose}, not training"
+
+
+# A distributed launch, and a program that is no training, anywhere in the text (a heredoc, a
+# string run later by ``bash -c``): what a script runs when its commands cannot be read.
+_LAUNCHER_TEXT = re.compile(
+    r"\b(?:torchrun|torch\.distributed\.(?:run|launch)|accelerate[ \t]+launch|deepspeed[ \t]+"
+    r"[-\w./]+\.py|ray[ \t]+job[ \t]+submit)\b"
+)
+_OTHER_TEXT = {
+    "serving": re.compile(r"\b(?:sglang\.launch_server|vllm[ \t]+serve|vllm\.entrypoints"
+                          r"|text-generation-launcher|tritonserver)\b"),
+    "evaluation": re.compile(r"\b(?:lm_eval|lm-eval|lighteval)\b"),
+}  # fmt: skip
+
+
+def _named_purpose(text: str) -> str | None:
+    """A serving or evaluation program the script's text names, when no training launch
+    could be read from its commands."""
+    found = next((what for what, pattern in _OTHER_TEXT.items() if pattern.search(text)), None)
+    return f"runs a {found} program, not training" if found else None
+
+
+# A GPU request or a distributed launch anywhere in the text (a heredoc, a string run later).
+_GPU_OR_LAUNCH = re.compile(
+    r"^[ \t]*#SBATCH[ \t]+(?:--gres[= ]\S*gpu|--gpus\S*[= ]\S*\d)"
+    r"|\b(?:torchrun|torch\.distributed\.(?:run|launch)|accelerate[ \t]+launch)\b",
+    re.MULTILINE,
+)
+
+
+def _unread_launch(file: Input) -> Workload | None:
+    """A script whose training launch trainlint cannot read (built in a variable, submitted
+    through a heredoc) but whose text shows GPUs or a distributed launch."""
+    match = _GPU_OR_LAUNCH.search(file.text)
+    if match is None:
+        return None
+    start = match.start()
+    line = file.text.count("\n", 0, start) + 1
+    column = start - file.text.rfind("\n", 0, start)
+    where = Location(file=file.path, line=line, column=column)
+    kind = (
+        "a launch script whose training launch trainlint cannot read (a heredoc, a command "
+        "built in a variable)"
+    )
+    return Workload(kind, where, match.group(0).strip())
+
+
 def script_launch(
     script: Script,
     file: str,
     environ: Mapping[str, str | None] | None = None,
     prefixes: tuple[str, ...] = (),
+    text: str = "",
 ) -> Launch | None:
-    """The command of ``script`` that most looks like the training launch, if any."""
+    """The command of ``script`` that most looks like the training launch, if any (``text``:
+    the script's, which may name a launcher its commands hide in a variable)."""
     inline = partial(shell.parse_inline, environ=environ, prefixes=prefixes)
     found = [launchers.analyse(command, file, inline) for command in script.commands]
-    return launchers.best([launch for launch in found if launch is not None])
+    named = bool(_LAUNCHER_TEXT.search(text))
+    return launchers.script_launch([launch for launch in found if launch is not None], named)
 
 
 def keys() -> dict[str, list[str]]:
@@ -161,7 +263,7 @@ def launch_facts(
 def launch_references(launch: Launch, file: str) -> list[Reference]:
     found = [*launch.references, *program_facts(launch.program, file)[1]]
     found += _hydra_reference(launch, file)
-    return [Reference(redact_text(r.path), r.location, r.role) for r in found]
+    return [Reference(redact_text(r.path), r.location, r.role, r.anchor) for r in found]
 
 
 def _hydra_reference(launch: Launch, file: str) -> list[Reference]:
@@ -176,9 +278,11 @@ def _hydra_reference(launch: Launch, file: str) -> list[Reference]:
         return []
     folder = path[0] if path is not None and isinstance(path[0], str) else "."
     script = launch.entry.text if launch.entry is not None and launch.entry.text else ""
-    base = folder if folder.startswith("/") else posixpath.join(posixpath.dirname(script), folder)
+    app = f"{script.replace('.', '/')}.py" if launch.module else script
+    base = folder if folder.startswith("/") else posixpath.join(posixpath.dirname(app), folder)
     target = name[0] if name[0].endswith((".yaml", ".yml")) else f"{name[0]}.yaml"
-    return [Reference(posixpath.normpath(posixpath.join(base, target)), location(file, name[1]))]
+    written = posixpath.normpath(posixpath.join(base, target))
+    return [Reference(written, location(file, name[1]), anchor=app or None)]
 
 
 _RUNS_SCRIPT = frozenset({"bash", "sh", "zsh", "source", ".", "sbatch", "srun"})
@@ -234,9 +338,12 @@ def program_facts(words: Sequence[Word], file: str) -> tuple[list[Fact], list[Re
                 flag, value, where
             )
             references += _flag_reference(flag, value, where)
-        elif isinstance(value, str) and (
-            _CONFIG_FILE.search(value) or re.search(r"conf.*\.py$", value, re.IGNORECASE)
-        ):  # nanoGPT ``train.py config/train_gpt2.py``; not ``deepy.py train.py a.yml``
+        elif (
+            isinstance(value, str)
+            and "=" not in value
+            and (_CONFIG_FILE.search(value) or re.search(r"conf.*\.py$", value, re.IGNORECASE))
+        ):  # nanoGPT ``train.py config/train_gpt2.py``; not ``deepy.py train.py a.yml``, not
+            # an override ``data=coco.yaml`` (its tool resolves it, maybe from a package)
             references.append(Reference(value, where, "config"))
     return facts, references
 

@@ -185,9 +185,20 @@ def torchrun_facts(options: Sequence[Option], file: str) -> list[Fact]:
             nodes = _positive(Word(maximum, "", 0, 0))
             if nodes:
                 facts.append(Fact("/resources/nodes", nodes, location))
+        elif option.name == "nnodes":
+            facts += _unknown_nodes(option, location)
         elif option.name == "standalone":
             facts.append(Fact("/resources/nodes", 1, location))
     return facts
+
+
+def _unknown_nodes(option: Option, location: Location) -> list[Fact]:
+    """``--nnodes $NNODES``: the node count is stated but its value is unknown here (set
+    outside the script, by the scheduler): a fact of value None, so that no one-node default
+    turns the GPUs per node into a world size."""
+    if option.value is not None and option.value.text is not None:
+        return []  # a literal that is no count
+    return [Fact("/resources/nodes", None, location)]  # ``--nnodes=$(...)``: no value word
 
 
 def deepspeed_facts(options: Sequence[Option], file: str) -> list[Fact]:
@@ -198,6 +209,8 @@ def deepspeed_facts(options: Sequence[Option], file: str) -> list[Fact]:
             facts.append(Fact("/resources/gpus_per_node", count, location))
         elif option.name == "num_nodes" and (nodes := _positive(option.value)):
             facts.append(Fact("/resources/nodes", nodes, location))
+        elif option.name == "num_nodes":
+            facts += _unknown_nodes(option, location)
         elif option.name in ("include", "i") and (slots := _included_slots(option.value)):
             facts.append(Fact("/resources/gpus_per_node", slots, location))
     return facts
@@ -224,6 +237,8 @@ def accelerate_facts(options: Sequence[Option], file: str) -> list[Fact]:
             facts.append(Fact("/resources/world_size", count, location))
         elif option.name == "num_machines" and (machines := _positive(option.value)):
             facts.append(Fact("/resources/nodes", machines, location))
+        elif option.name == "num_machines":
+            facts += _unknown_nodes(option, location)
         elif option.name == "mixed_precision" and option.value and option.value.text:
             precision = n.precision(option.value.text)
             if precision:

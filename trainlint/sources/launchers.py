@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from trainlint.job import Location
+from trainlint.sources import _purpose, slurm
 from trainlint.sources import launcher_options as lo
-from trainlint.sources import slurm
 from trainlint.sources.base import Fact, Reference
 from trainlint.sources.shell import Assignment, Command, Word
 
@@ -33,7 +33,9 @@ class Launch:
     wrapper_facts: list[Fact] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)
     env: list[Assignment] = field(default_factory=list)
-    rank: int = 3  # 3 distributed launcher, 2 plain python, 1 srun of another program
+    rank: int = 3  # 3 distributed launcher, 2 plain python, 1 srun of another program, 0 a
+    # training program of another tool (``fairseq-train``, ``yolo train``)
+    purpose: str | None = None  # None for training, else what it runs: "evaluation", ...
 
 
 @dataclass(frozen=True)
@@ -49,21 +51,67 @@ class _Chain:
 
 
 def analyse(command: Command, file: str, inline: Inline) -> Launch | None:
-    """The launch a command performs, or None when it launches no training."""
-    return _dispatch(list(command.words), _Chain(command, file, inline, command.env))
+    """The launch a command performs, with its purpose when that is not training; None when
+    the command launches nothing."""
+    launch = _dispatch(list(command.words), _Chain(command, file, inline, command.env))
+    if launch is not None and launch.purpose is None:
+        launch.purpose = _purpose_of(launch)
+    return launch
 
 
 def best(launches: Sequence[Launch]) -> Launch | None:
-    """The launch that most looks like the training run: distributed first, then ``train``."""
+    """The launch that most looks like the training run: a training one (not evaluation or
+    serving), distributed first, then one whose entry says ``train``."""
     if not launches:
         return None
-    ranked = [(launch.rank, _trainish(launch), -i) for i, launch in enumerate(launches)]
+    ranked = [
+        (launch.purpose is None, launch.rank, _trainish(launch), -i)
+        for i, launch in enumerate(launches)
+    ]
     return launches[ranked.index(max(ranked))]
 
 
+def script_launch(launches: Sequence[Launch], launcher_in_text: bool = False) -> Launch | None:
+    """The launch a script runs: its best training launch when one is certain (a
+    distributed launcher, an entry named for training, or — when the script's text names a
+    distributed launcher — an ``srun``/``mpirun`` of a command trainlint cannot read); else
+    its evaluation, serving or other launch when it has one, so the script is no job; else
+    its best plain launch."""
+    training = [launch for launch in launches if launch.purpose is None]
+    certain = [launch for launch in training if trains(launch, launcher_in_text)]
+    other = [launch for launch in launches if launch.purpose is not None]
+    return best(certain) or (other[0] if other else best(training))
+
+
+def trains(launch: Launch, launcher_in_text: bool = False) -> bool:
+    """A launch that certainly starts training: a distributed launcher, an entry named for
+    training, another tool's training program, or an ``srun``/``mpirun`` of a command
+    hidden from the reader in a script whose text names a distributed launcher."""
+    if launch.purpose is not None:
+        return False
+    return launch.rank in (0, 3) or _trainish(launch) or (launcher_in_text and _opaque(launch))
+
+
+def _opaque(launch: Launch) -> bool:
+    """An ``srun``/``mpirun`` of a shell or of a command built at run time."""
+    entry = launch.entry.text if launch.entry is not None else None
+    shells = {"bash", "sh", "zsh"}
+    return launch.rank == 1 and (entry is None or entry.rsplit("/", 1)[-1] in shells)
+
+
 def _trainish(launch: Launch) -> bool:
-    text = launch.entry.text if launch.entry is not None else None
-    return bool(text and re.search(r"train|finetun|sft|dpo|pretrain", text, re.IGNORECASE))
+    return _purpose.trainish(launch.entry.text if launch.entry is not None else None)
+
+
+def _purpose_of(launch: Launch) -> str | None:
+    """What the launch runs when it is not training: from its entry (``eval.py``,
+    ``llava.eval.model_vqa``), the subcommand of a program (``vllm serve``, ``ray start``)
+    and an evaluation-only flag."""
+    entry = launch.entry.text if launch.entry is not None else None
+    names = [entry]
+    if entry is not None and not launch.module and "." not in entry.rsplit("/", 1)[-1]:
+        names += [w.text for w in launch.program[:2] if w.text and _SUBCOMMAND.fullmatch(w.text)]
+    return _purpose.purpose(names, [w.text for w in launch.program])
 
 
 _PYTHON = re.compile(r"python[0-9.]*")
@@ -77,7 +125,53 @@ def _dispatch(words: list[Word], chain: _Chain) -> Launch | None:
     if program in _WRAPPERS:
         return _wrapper(words, chain, _WRAPPERS[program])
     handler = _HANDLERS.get(program) or (_python if _PYTHON.fullmatch(program) else None)
-    return handler(words, chain) if handler else None
+    return handler(words, chain) if handler else _other_program(words, chain)
+
+
+def _other_program(words: list[Word], chain: _Chain) -> Launch | None:
+    """A training program of another tool (``fairseq-train``, ``yolo detect train``,
+    ``./train_gpt2cu``): a launch of its own kind, below every launcher trainlint reads. The
+    program or its subcommand must say it trains; anything else is no launch."""
+    names = [w.text for w in words[:3] if w.text and _SUBCOMMAND.fullmatch(w.text)]
+    kind = names[0].rsplit("/", 1)[-1] if names else ""
+    if not names or kind in _NOT_LAUNCHERS:
+        return None
+    purpose = _purpose.purpose(names)
+    if purpose is None and not _purpose.trainish(*names):
+        return None
+    return Launch(kind, chain.command, words[0], words[0], program=words[1:],
+                  wrapper_facts=list(chain.wrapper_facts), env=list(chain.env), rank=0,
+                  purpose=purpose)  # fmt: skip
+
+
+_SUBCOMMAND = re.compile(r"[\w.][\w./+-]*")  # a program or subcommand, not a message or option
+# Commands whose arguments may say "train" without starting a training program.
+_NOT_LAUNCHERS = frozenset({
+    "echo", "printf", "cat", "cd", "ls", "mkdir", "rm", "cp", "mv", "ln", "touch", "chmod",
+    "tee", "grep", "sed", "awk", "find", "xargs", "wget", "curl", "git", "pip", "pip3", "uv",
+    "conda", "mamba", "module", "make", "cmake", "ninja", "docker", "podman", "tar", "unzip",
+    "gsutil", "aws", "az", "gcloud", "huggingface-cli", "hf", "wandb", "sleep", "wait", "kill",
+    "scontrol", "squeue", "scancel", "sbatch", "salloc", "test", "[", "tail", "head", "du",
+    "wc", "sort", "jq", "yq", "rsync", "scp", "ssh", "export", "set", "unset", "read", "local",
+    "declare", "readarray", "exit", "return", "trap", "kubectl", "helm", "sky", "mlflow",
+})  # fmt: skip
+
+
+def _debugpy_run(words: list[Word], chain: _Chain) -> Launch | None:
+    """``debugpy-run -m MODULE [-p PORT] -- ARGS``: ``python -m MODULE ARGS`` under a debugger."""
+    texts = [w.text for w in words]
+    if "-m" not in texts or "--" not in texts or texts.index("-m") + 1 >= len(words):
+        return None
+    module = words[texts.index("-m") + 1]
+    return _python_module([words[0], module, *words[texts.index("--") + 1 :]], 1, chain)
+
+
+def _ray(words: list[Word], chain: _Chain) -> Launch | None:
+    """``ray job submit [options] -- <command>``: the command runs on the Ray cluster."""
+    texts = [w.text for w in words]
+    if texts[1:3] != ["job", "submit"] or "--" not in texts:
+        return None
+    return _dispatch(words[texts.index("--") + 1 :], chain)
 
 
 @dataclass(frozen=True)
@@ -136,6 +230,8 @@ def _srun(words: list[Word], chain: _Chain) -> Launch | None:
     facts = (*chain.wrapper_facts, *slurm.resource_facts(options, chain.file))
     rest = words[1 + index :]
     inner = _dispatch(rest, replace(chain, wrapper_facts=facts))
+    if inner is not None and inner.rank == 0:  # another tool's program: srun starts it
+        inner.kind, inner.launcher, inner.rank = "srun", words[0], 1
     if inner is not None:
         inner.kind = "srun" if inner.kind == "python" else inner.kind
         return inner
@@ -152,6 +248,8 @@ def _mpirun(words: list[Word], chain: _Chain) -> Launch | None:
     rest = words[1 + parsed.entry :] if parsed.entry is not None else []
     inner = _dispatch(rest, replace(chain, env=env))
     counts = lo.mpirun_facts(parsed.options, chain.file)
+    if inner is not None and inner.rank == 0:  # another tool's program: one per GPU
+        inner = None
     if inner is None:
         if not rest or rest[0].text is None:
             return None
@@ -285,6 +383,8 @@ def _tune(words: list[Word], chain: _Chain) -> Launch | None:
 
 _HANDLERS: dict[str, Callable[[list[Word], _Chain], Launch | None]] = {
     "tune": _tune,
+    "ray": _ray,
+    "debugpy-run": _debugpy_run,
     **dict.fromkeys(_TOOL_SUBCOMMANDS, _tool),
     "srun": _srun,
     "mpirun": _mpirun,

@@ -138,11 +138,14 @@ TRAINER_KEYS = frozenset({
 })  # fmt: skip
 
 
-def read(data: Any, locate: Locate) -> list[Fact]:
-    """Facts of a Lightning config held as plain data (a file or a Hydra merge)."""
+def read(data: Any, locate: Locate, lightning: bool | None = None) -> list[Fact]:
+    """Facts of a Lightning config held as plain data (a file or a Hydra merge); a
+    ``trainer:`` block is read as Lightning's when ``lightning`` says so, by default when it
+    looks like one (``trainer_block``)."""
     if not isinstance(data, dict):
         return []
-    trainer = mapping_at(data, ("trainer",))
+    lightning = trainer_block(data) if lightning is None else lightning
+    trainer = mapping_at(data, ("trainer",)) if lightning else {}
     within = _prefixed(locate, ("trainer",))
     facts = table_facts(data, TOP, locate) + table_facts(trainer, TRAINER, within)
     facts += _devices(trainer, within) + _strategy(trainer, within)
@@ -157,7 +160,7 @@ def override_facts(key: str, value: Any, where: Location) -> list[Fact]:
     data: Any = value
     for part in reversed(key.split(".")):
         data = {part: data}
-    return read(data, lambda path: where)
+    return read(data, lambda path: where, lightning=True)
 
 
 def _prefixed(locate: Locate, prefix: Path) -> Locate:
@@ -252,8 +255,23 @@ def model_checkpoint(args: dict[str, Any], locate: Locate) -> list[Fact]:
 
 
 def trainer_block(data: Any) -> bool:
+    """A top-level ``trainer:`` block that is Lightning's: Lightning-like on its own
+    (``lightning_trainer``), or beside LightningCLI's ``seed_everything``."""
     trainer = data.get("trainer") if isinstance(data, dict) else None
-    return isinstance(trainer, dict) and bool(TRAINER_KEYS & set(trainer) - {"_target_"})
+    cli = isinstance(trainer, dict) and "seed_everything" in data
+    return cli or lightning_trainer(trainer)
+
+
+def lightning_trainer(trainer: Any) -> bool:
+    """A ``trainer`` mapping of Lightning Trainer kwargs: its ``_target_``/``class_path`` names
+    Lightning, or it holds two of the Trainer's keywords. Other programs have ``trainer:``
+    blocks too (verl's ``device``, ``nnodes``), and one shared word proves nothing."""
+    if not isinstance(trainer, dict):
+        return False
+    target = str(trainer.get("_target_") or trainer.get("class_path") or "")
+    if "lightning" in target.lower():
+        return True
+    return len(TRAINER_KEYS & set(trainer) - {"_target_", "class_path"}) >= 2
 
 
 def recognise(file: Input) -> float:

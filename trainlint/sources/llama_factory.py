@@ -73,6 +73,8 @@ TABLE: dict[Path, list[Rule]] = {
     ("use_unsloth_gc",): [Rule("/features/unsloth", n.when_true("kernel"))],
     ("tensor_model_parallel_size",): [Rule("/training/parallelism/tensor", n.positive_int)],
     ("pipeline_model_parallel_size",): [Rule("/training/parallelism/pipeline", n.positive_int)],
+    ("context_parallel_size",): [Rule("/training/parallelism/context", n.positive_int)],
+    ("expert_model_parallel_size",): [Rule("/training/parallelism/expert", n.positive_int)],
     # v1 schema
     ("model",): [Rule("/model/name", n.to_str)],
     ("micro_batch_size",): [Rule("/training/micro_batch_size", n.positive_int)],

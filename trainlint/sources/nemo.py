@@ -75,6 +75,8 @@ TABLE: dict[Path, list[Rule]] = {
     ("model", "pipeline_model_parallel_size"): [
         Rule("/training/parallelism/pipeline", n.positive_int)
     ],
+    ("model", "context_parallel_size"): [Rule("/training/parallelism/context", n.positive_int)],
+    ("model", "expert_model_parallel_size"): [Rule("/training/parallelism/expert", n.positive_int)],
     ("model", "fsdp"): [Rule("/training/parallelism/strategy", n.when_true("fsdp"))],
     ("model", "encoder_seq_length"): [Rule("/model/seq_len", n.positive_int)],
     ("model", "seq_length"): [Rule("/model/seq_len", n.positive_int)],

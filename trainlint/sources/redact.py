@@ -16,13 +16,25 @@ from trainlint.sources.base import Fact
 
 REDACTED = "<redacted>"
 
-# "token" and "key" only as whole word parts: HF_TOKEN, --hub-token, WANDB_KEY, but not
-# max_tokens, TOKENIZERS_PARALLELISM or keyword.
+# Names whose values are credentials: a token or key *of a credential kind* (HF_TOKEN,
+# --hub_token, WANDB_API_KEY, AWS_SECRET_ACCESS_KEY), any password or secret, and an
+# environment variable in the *_TOKEN / *_KEY convention. Not any name with "key" or "token"
+# in it: --input_key, data.prompt_key and --mm_use_im_patch_token name columns and switches.
+_QUALIFIERS = (
+    r"hf|hub|huggingface|hugging[_-]?face[_-]?hub|auth|access|api|bearer|github|gh|gitlab|slack"
+    r"|wandb|refresh|session|secret|oauth|id|personal|registry|npm|pypi|jwt|discord|telegram"
+    r"|openai|anthropic|comet|neptune|mlflow[_-]?tracking|private|encryption|signing|license"
+    r"|master|client|service[_-]?account|storage|account|ssh|deploy|webhook|bot|app"
+)
 _SECRET_WORDS = (
-    r"(?<![a-z])(?:token|key)(?![a-z])|secret|passw(?:or)?d|passwd|api[_-]?key|access[_-]?key"
-    r"|private[_-]?key|credential"
+    rf"(?:^|[._-])(?:{_QUALIFIERS})[_-]?(?:token|key)s?$|^-*(?:token|api[_-]?key|apikey)$"
+    r"|apikey|api[_-]key|secret|passw(?:or)?d|passwd|passphrase|credential|private[_-]?key"
+    r"|access[_-]?key"
 )
 _SECRET_NAME = re.compile(_SECRET_WORDS, re.IGNORECASE)
+_ENV_CONVENTION = re.compile(r"^[A-Z][A-Z0-9_]*_(?:TOKEN|KEY|PAT)$")
+# Values no credential takes: switches, numbers, and references to other variables.
+_PLAIN = re.compile(r"(?i:true|false|yes|no|on|off|none|null|auto)|[-+]?[\d.]+(?:e[-+]?\d+)?|\$.*")
 _PREFIXED = re.compile(
     r"(?:hf_|sk-|sk_live_|ghp_|gho_|ghs_|ghu_|ghr_|github_pat_|glpat-|xox[abprs]-|AKIA|ASIA)"
     r"[A-Za-z0-9_\-]{12,}"
@@ -33,15 +45,23 @@ _BASE64 = re.compile(r"[A-Za-z0-9+/_\-]{32,}={0,2}")
 # never secret, so they are not even matched: most pieces of a command line are short.
 _PIECE = re.compile(r"[^\s\"'=,;:@]{15,}")
 _NAMED_VALUE = re.compile(
-    rf"(?P<name>[\w.\-]*(?:{_SECRET_WORDS})[\w.\-]*)"
+    r"(?P<name>--?[\w.\-]+|\b[A-Za-z_][\w.\-]*)"
     r"(?P<sep>=|\s+)(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"']+)",
-    re.IGNORECASE,
 )
 
 
 def secret_name(name: str) -> bool:
-    """``HF_TOKEN``, ``WANDB_API_KEY``, ``--hub-token``: names whose values are secrets."""
-    return _SECRET_NAME.search(name) is not None
+    """``HF_TOKEN``, ``WANDB_API_KEY``, ``--hub-token``, ``DB_PASSWORD``: names whose values
+    are secrets; ``--input_key``, ``TOKENIZERS_PARALLELISM``, ``max_tokens`` are not."""
+    parts = name.lstrip("-").rsplit(".", 2)
+    last = "_".join(parts[-2:])  # ``--logger.wandb.key`` → ``wandb_key``
+    return _SECRET_NAME.search(last) is not None or _ENV_CONVENTION.match(parts[-1]) is not None
+
+
+def _plain(value: str) -> bool:
+    """A value no credential takes: empty, a switch, a number, a ``$VARIABLE``."""
+    text = value.strip().strip("\"'")
+    return not text or _PLAIN.fullmatch(text) is not None
 
 
 def secret_value(value: str) -> bool:
@@ -63,7 +83,7 @@ def _entropy(text: str) -> float:
 
 def redact_value(name: str, value: str) -> str:
     """``value`` unless the name or the value looks secret (a URL keeps all but its password)."""
-    if secret_name(name) or secret_value(value):
+    if (secret_name(name) and not _plain(value)) or secret_value(value):
         return REDACTED
     return _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", value)
 
@@ -77,14 +97,19 @@ def redact_text(text: str) -> str:
     and token-shaped pieces replaced by ``<redacted>``."""
     if "://" in text:
         text = _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", text)
-    if _SECRET_NAME.search(text):  # a cheap test first: _NAMED_VALUE backtracks on each word
+    if _SECRET_HINT.search(text):  # a cheap test first: _NAMED_VALUE runs on each word
         text = _NAMED_VALUE.sub(_named, text)
     return _PIECE.sub(lambda m: REDACTED if secret_value(m.group(0)) else m.group(0), text)
 
 
+_SECRET_HINT = re.compile(r"(?i)token|key|secret|passw|passphrase|credential|_pat\b")
+
+
 def _named(match: re.Match[str]) -> str:
     value = match.group("value")
-    if value.startswith("-") or value.startswith("$") or value == REDACTED:
+    if not secret_name(match.group("name")) or value.startswith("-") or value == REDACTED:
+        return match.group(0)
+    if _plain(value):
         return match.group(0)
     return f"{match.group('name')}{match.group('sep')}{REDACTED}"
 

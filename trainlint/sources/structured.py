@@ -4,6 +4,9 @@ PyYAML's composer gives node marks; tree-sitter-json gives JSON positions while 
 ``json`` module decides validity (its error names the exact line). YAML is only ever loaded with
 the safe constructor, and size, depth and node count are bounded so a hostile file cannot
 exhaust memory (an alias "billion laughs" expands through the node budget, not the heap).
+A value under a tag the safe loader does not know (GitLab's ``!reference``, CloudFormation's
+``!Sub``, Ansible's ``!vault``, HyperPyYAML's ``!new:``, ``!!python/...``) is valid YAML of
+another tool: it is kept as an opaque ``Tagged`` value, never constructed and never an error.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ MAX_DEPTH = 64
 MAX_NODES = 200_000
 
 _PLAIN_TAGS = frozenset({"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"})
+_TAG_PREFIX = "tag:yaml.org,2002:"
 _SCALAR_TAGS = ("null", "bool", "int", "float", "str", "timestamp", "binary")
 _SCALAR_CONSTRUCTORS = {
     f"tag:yaml.org,2002:{name}": yaml.constructor.SafeConstructor.yaml_constructors[
@@ -34,6 +38,20 @@ _SCALAR_CONSTRUCTORS = {
     ]
     for name in _SCALAR_TAGS
 }
+
+
+@dataclass(frozen=True)
+class Tagged:
+    """A value under a custom tag, as written (a string, list or mapping of plain values).
+
+    No format reads it as a number or a name, so a setting written through another tool's
+    tag (``!ref <batch_size>``) stays unknown rather than being guessed."""
+
+    tag: str
+    value: Any
+
+    def __str__(self) -> str:
+        return f"{self.tag} {self.value}"
 
 
 @dataclass
@@ -105,13 +123,17 @@ class _YamlBuilder:
         if len(path) > MAX_DEPTH:
             line, column = node.start_mark.line + 1, node.start_mark.column + 1
             raise SourceError(f"nesting deeper than {MAX_DEPTH} levels", line, column)
-        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.tag not in _PLAIN_TAGS:
-            line, column = node.start_mark.line + 1, node.start_mark.column + 1
-            raise SourceError(f"unsupported YAML tag {node.tag!r} (loaded safely)", line, column)
         if isinstance(node, yaml.MappingNode):
-            return self.mapping(node, path)
-        if isinstance(node, yaml.SequenceNode):
-            return self.sequence(node, path)
+            value: Any = self.mapping(node, path)
+        elif isinstance(node, yaml.SequenceNode):
+            value = self.sequence(node, path)
+        elif node.tag in self.scalars or not _custom(node):
+            return self.scalar(node)
+        else:
+            value = node.value  # a custom-tagged scalar: its text, never constructed
+        return value if node.tag in _PLAIN_TAGS else Tagged(_shown(node.tag), value)
+
+    def scalar(self, node: yaml.Node) -> Any:
         try:
             construct = self.scalars.get(node.tag)  # the safe constructor's own function,
             if construct is not None:  # without construct_object's bookkeeping per scalar
@@ -142,6 +164,16 @@ class _YamlBuilder:
             self.spans[child] = (item.start_mark.line + 1, item.start_mark.column + 1)
             items.append(self.value(item, child))
         return items
+
+
+def _custom(node: yaml.Node) -> bool:
+    """A tag of another tool: anything but the YAML core tags the safe loader constructs."""
+    return node.tag not in yaml.SafeLoader.yaml_constructors
+
+
+def _shown(tag: str) -> str:
+    """A tag as written: ``!!python/name:x`` rather than ``tag:yaml.org,2002:python/name:x``."""
+    return "!!" + tag[len(_TAG_PREFIX) :] if tag.startswith(_TAG_PREFIX) else tag
 
 
 def _problem(exc: yaml.YAMLError) -> str:

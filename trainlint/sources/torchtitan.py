@@ -69,6 +69,7 @@ _PARALLEL = {
     "data_parallel_shard_degree": [Rule("/training/parallelism/strategy", _sharded)],
     "tensor_parallel_degree": [Rule("/training/parallelism/tensor", _degree)],
     "pipeline_parallel_degree": [Rule("/training/parallelism/pipeline", _degree)],
+    "context_parallel_degree": [Rule("/training/parallelism/context", _degree)],
 }
 _OFFLOAD = [
     Rule("/training/parallelism/offload_params", n.to_bool),

@@ -1,0 +1,23 @@
+package trainlint.rules.unsupported_workload
+
+import rego.v1
+
+test_one_finding_per_workload if {
+	workloads := [
+		{"file": "vcjob.yaml", "kind": "Kubernetes Job (batch.volcano.sh/v1alpha1)"},
+		{"file": "mcli.yaml", "kind": "MosaicML mcli run YAML"},
+	]
+	result := findings with input as {"unsupported_workloads": workloads}
+	count(result) == 2
+	some finding in result
+	finding.pointer == "/unsupported_workloads/1"
+	startswith(finding.message, "not understood: MosaicML mcli run YAML; none of trainlint's rules")
+}
+
+test_quiet_without_workloads if {
+	count(findings) == 0 with input as {"unsupported_workloads": []}
+}
+
+test_quiet_on_a_job if {
+	count(findings) == 0 with input as {"launcher": {"kind": "torchrun"}}
+}

@@ -1,0 +1,94 @@
+"""What became of every candidate file: part of a job, skipped with a reason, or a GPU workload
+trainlint does not understand (issue 14's honest outcome for each file).
+
+``trainlint show --files`` lists them; the text summary counts the workloads not understood,
+and TL907 (unsupported-workload) reports each at the line that made it look like one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from trainlint.assemble import Workspace, why_not_a_job
+from trainlint.discover import resolved
+from trainlint.job import Job, Location
+from trainlint.sources.base import Document, Skipped
+
+Outcome = Literal["job", "member", "skipped", "unsupported"]
+
+
+class FileOutcome(BaseModel):
+    """One candidate file's outcome; ``kind`` and ``location`` only for an unsupported one."""
+
+    model_config = ConfigDict(extra="forbid")
+    path: str
+    outcome: Outcome
+    reason: str
+    format: str | None = None
+    jobs: list[str] = []
+    kind: str | None = None
+    location: Location | None = None
+
+
+def outcomes(paths: Sequence[Path], space: Workspace, jobs: Sequence[Job]) -> list[FileOutcome]:
+    """Each discovered file once, in discovery order, with what became of it."""
+    holders: dict[str, list[str]] = {}
+    for job in jobs:
+        for source in job.sources:
+            holders.setdefault(source.path, []).append(job.id)
+    seen: set[Path] = set()
+    found = []
+    for path in paths:
+        key = resolved(path)
+        if key in seen:
+            continue
+        seen.add(key)
+        found.append(_outcome(space.load(path), holders))
+    return found
+
+
+def _outcome(doc: Document | Skipped, holders: dict[str, list[str]]) -> FileOutcome:
+    path = doc.path
+    if isinstance(doc, Skipped):
+        workload = doc.workload
+        if workload is None:
+            return FileOutcome(path=path, outcome="skipped", reason=doc.reason)
+        return FileOutcome(path=path, outcome="unsupported", reason=doc.reason,
+                           kind=workload.kind, location=workload.location)  # fmt: skip
+    jobs = holders.get(path, [])
+    if not jobs:
+        reason = why_not_a_job(doc) or "no job of the run includes it"
+        workload = doc.workload
+        if workload is None:
+            return FileOutcome(path=path, outcome="skipped", reason=reason, format=doc.format)
+        return FileOutcome(path=path, outcome="unsupported", reason=f"{workload.kind}",
+                           format=doc.format, kind=workload.kind,
+                           location=workload.location)  # fmt: skip
+    if path in jobs:
+        reason = "roots its own job"
+        return FileOutcome(path=path, outcome="job", reason=reason, format=doc.format, jobs=jobs)
+    reason = f"part of {_plural(len(jobs), 'job')} that reference it"
+    return FileOutcome(path=path, outcome="member", reason=reason, format=doc.format, jobs=jobs)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def unsupported_input(files: Sequence[FileOutcome]) -> dict[str, Any]:
+    """TL907's Rego input: the GPU workloads not understood, in file order."""
+    return {
+        "unsupported_workloads": [
+            {"file": f.path, "kind": f.kind, "reason": f.reason}
+            for f in files
+            if f.outcome == "unsupported"
+        ]
+    }
+
+
+def not_understood(files: Sequence[FileOutcome]) -> int:
+    return sum(1 for f in files if f.outcome == "unsupported")
