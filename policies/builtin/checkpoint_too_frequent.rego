@@ -29,6 +29,7 @@
 #     between failures, which for a single-node job is hours, not steps.
 #   example: |
 #     # sft.yaml
+#     # trainlint: gpu=H100 gpus=8
 #     model_name_or_path: Qwen/Qwen2.5-7B
 #     max_seq_length: 4096
 #     per_device_train_batch_size: 2
@@ -38,6 +39,7 @@
 #     save_steps: 20
 #   fix: |
 #     # sft.yaml
+#     # trainlint: gpu=H100 gpus=8
 #     model_name_or_path: Qwen/Qwen2.5-7B
 #     max_seq_length: 4096
 #     per_device_train_batch_size: 2

@@ -28,12 +28,16 @@
 #     # launch.slurm (GPT-2 124M, micro-batch 1, two nodes)
 #     #SBATCH --nodes=2
 #     #SBATCH --gres=gpu:a100:8
-#     srun torchrun --nnodes=2 --nproc_per_node=8 train.py --per_device_train_batch_size 1
+#     #SBATCH --time=2:00:00
+#     srun torchrun --nnodes=2 --nproc_per_node=8 train.py --model_name_or_path gpt2 \
+#         --max_seq_length 1024 --per_device_train_batch_size 1 --max_steps 5000
 #   fix: |
 #     # launch.slurm (one node, more work per sync)
 #     #SBATCH --nodes=1
 #     #SBATCH --gres=gpu:a100:8
-#     srun torchrun --nproc_per_node=8 train.py --per_device_train_batch_size 8
+#     #SBATCH --time=2:00:00
+#     srun torchrun --nproc_per_node=8 train.py --model_name_or_path gpt2 \
+#         --max_seq_length 1024 --per_device_train_batch_size 8 --max_steps 5000
 #   remediation: |
 #     Use fewer GPUs (stay within one NVLink node), raise the micro-batch or accumulate
 #     gradients over more micro-batches so each sync carries more compute, or, for a model

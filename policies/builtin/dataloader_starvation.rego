@@ -27,11 +27,12 @@
 #     whole run; a measured 20% data wait on a $10,000 run is $2,000 of idle GPUs.
 #   example: |
 #     # train.yaml
-#     # Hugging Face Trainer, 8 GPUs
+#     # trainlint: gpus=8
 #     per_device_train_batch_size: 8
 #     dataloader_num_workers: 0
 #   fix: |
 #     # train.yaml
+#     # trainlint: gpus=8
 #     per_device_train_batch_size: 8
 #     dataloader_num_workers: 4
 #     dataloader_pin_memory: true

@@ -26,13 +26,17 @@
 #     Mixed-precision Adam alone needs 16 bytes per parameter: a 7B model's 112 GB of model
 #     states do not fit one 80 GB GPU before a single activation is stored.
 #   example: |
-#     # train.yaml (Hugging Face Trainer; launched on 1x A100-80GB)
+#     # train.yaml (Hugging Face Trainer on one A100-80GB)
+#     # trainlint: gpu=A100-80GB gpus=1
 #     model_name_or_path: meta-llama/Llama-2-7b-hf
+#     max_seq_length: 2048
 #     per_device_train_batch_size: 8
 #     bf16: true
 #   fix: |
 #     # train.yaml (8x A100-80GB, model states sharded with FSDP)
+#     # trainlint: gpu=A100-80GB gpus=8
 #     model_name_or_path: meta-llama/Llama-2-7b-hf
+#     max_seq_length: 2048
 #     per_device_train_batch_size: 2
 #     gradient_checkpointing: true
 #     bf16: true

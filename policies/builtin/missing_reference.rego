@@ -34,7 +34,11 @@
 #     #SBATCH --gres=gpu:h100:8
 #     torchrun --nproc_per_node=8 train.py --config configs/sft.yaml \
 #         --deepspeed configs/ds_zero3.json
-#     # (configs/ds_zero3.json committed next to configs/sft.yaml)
+#     # configs/sft.yaml
+#     model_name_or_path: meta-llama/Meta-Llama-3-8B
+#     max_steps: 2000
+#     # configs/ds_zero3.json
+#     {"zero_optimization": {"stage": 3}}
 #   remediation: |
 #     Fix the path, or add the missing file to the repository.
 package trainlint.rules.missing_reference

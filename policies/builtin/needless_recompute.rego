@@ -27,12 +27,16 @@
 #     forward is a quarter of the run's GPU-hours spent for nothing.
 #   example: |
 #     # train.yaml (Hugging Face Trainer; GPT-2 124M on 8x A100-80GB)
+#     # trainlint: gpu=A100-80GB gpus=8
 #     model_name_or_path: gpt2
+#     max_seq_length: 1024
 #     per_device_train_batch_size: 8
 #     gradient_checkpointing: true
 #   fix: |
 #     # train.yaml
+#     # trainlint: gpu=A100-80GB gpus=8
 #     model_name_or_path: gpt2
+#     max_seq_length: 1024
 #     per_device_train_batch_size: 8
 #     gradient_checkpointing: false
 #   remediation: |

@@ -25,12 +25,19 @@
 #     interruption every ~3 hours on 16,384 GPUs), so the longer and wider the run, the
 #     likelier it loses hours of work.
 #   example: |
-#     # train.yaml
-#     # Hugging Face Trainer, 64 GPUs, ~30 h
+#     # train.yaml (Hugging Face Trainer, Llama 3 8B on 64 H100s)
+#     # trainlint: gpu=H100 gpus=64
+#     model_name_or_path: meta-llama/Meta-Llama-3-8B
+#     max_seq_length: 8192
+#     per_device_train_batch_size: 4
 #     max_steps: 50000
 #     save_strategy: "no"
 #   fix: |
 #     # train.yaml
+#     # trainlint: gpu=H100 gpus=64
+#     model_name_or_path: meta-llama/Meta-Llama-3-8B
+#     max_seq_length: 8192
+#     per_device_train_batch_size: 4
 #     max_steps: 50000
 #     save_strategy: steps
 #     save_steps: 2000

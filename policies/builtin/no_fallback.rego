@@ -29,11 +29,17 @@
 #     exists and has been tried.
 #   example: |
 #     # sft.yaml
+#     model_name_or_path: Qwen/Qwen2.5-7B
+#     per_device_train_batch_size: 4
+#     max_steps: 1000
 #     attn_implementation: flash_attention_2
 #     use_liger_kernel: true
 #   fix: |
 #     # sft.yaml
 #     # trainlint: fallback.flash-attn=sdpa fallback.liger=off
+#     model_name_or_path: Qwen/Qwen2.5-7B
+#     per_device_train_batch_size: 4
+#     max_steps: 1000
 #     attn_implementation: flash_attention_2
 #     use_liger_kernel: true
 #   remediation: |

@@ -26,11 +26,17 @@
 #     gradients and activations, and multiplies the run's GPU-hours; bf16 mixed precision
 #     keeps an fp32 master copy, so quality matches fp32 for standard transformer training.
 #   example: |
+#     # train.sh
+#     # trainlint: gpu=A100-80GB
+#     accelerate launch --config_file accelerate_config.yaml train.py --max_steps 10000
 #     # accelerate_config.yaml
 #     distributed_type: MULTI_GPU
 #     num_processes: 8
 #     mixed_precision: 'no'
 #   fix: |
+#     # train.sh
+#     # trainlint: gpu=A100-80GB
+#     accelerate launch --config_file accelerate_config.yaml train.py --max_steps 10000
 #     # accelerate_config.yaml
 #     distributed_type: MULTI_GPU
 #     num_processes: 8

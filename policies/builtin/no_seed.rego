@@ -22,13 +22,21 @@
 #     differ, so a regression cannot be told from noise and a promising run cannot be
 #     reproduced without paying for it again.
 #   example: |
-#     # lora_finetune.yaml
+#     # lora_finetune.yaml (torchtune)
+#     model:
+#       _component_: torchtune.models.llama3_1.lora_llama3_1_8b
 #     seed: null
 #     shuffle: True
+#     batch_size: 2
+#     epochs: 1
 #   fix: |
-#     # lora_finetune.yaml
+#     # lora_finetune.yaml (torchtune)
+#     model:
+#       _component_: torchtune.models.llama3_1.lora_llama3_1_8b
 #     seed: 42
 #     shuffle: True
+#     batch_size: 2
+#     epochs: 1
 #   remediation: |
 #     Set the seed key of the format (torchtune `seed`, torchtitan `[training] seed`,
 #     LightningCLI `seed_everything: 42`) and log it with the run; for bit-exact runs also

@@ -23,12 +23,22 @@
 #     # train.slurm
 #     # trainlint: budget_usd=200
 #     #SBATCH --gres=gpu:h100:8
-#     torchrun --nproc_per_node=8 train.py --config sft.yaml   # sft.yaml: max_steps: 20000
+#     torchrun --nproc_per_node=8 train.py --config sft.yaml
+#     # sft.yaml
+#     model_name_or_path: meta-llama/Meta-Llama-3-8B
+#     max_seq_length: 4096
+#     per_device_train_batch_size: 4
+#     max_steps: 20000
 #   fix: |
 #     # train.slurm
 #     # trainlint: budget_usd=200
 #     #SBATCH --gres=gpu:h100:8
-#     torchrun --nproc_per_node=8 train.py --config sft.yaml   # sft.yaml: max_steps: 2000
+#     torchrun --nproc_per_node=8 train.py --config sft.yaml
+#     # sft.yaml
+#     model_name_or_path: meta-llama/Meta-Llama-3-8B
+#     max_seq_length: 4096
+#     per_device_train_batch_size: 4
+#     max_steps: 2000
 #   remediation: |
 #     Shorten the run (max_steps, epochs), use fewer or cheaper GPUs (see TL101's alternatives),
 #     or, when the spend is intended, raise the per-job budget annotation with a reviewer's

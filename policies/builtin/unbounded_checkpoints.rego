@@ -24,12 +24,17 @@
 #     leaves 40 of them, 4.5 TB, on (often network or premium) storage that is billed every
 #     month until someone cleans it up, and a full volume kills the run at its next save.
 #   example: |
-#     # train.yaml
-#     # Hugging Face Trainer, Llama-3.1-8B
+#     # train.yaml (Hugging Face Trainer, Llama 3.1 8B)
+#     # trainlint: gpu=H100 gpus=8
+#     model_name_or_path: meta-llama/Llama-3.1-8B
+#     per_device_train_batch_size: 4
 #     max_steps: 20000
 #     save_steps: 500
 #   fix: |
 #     # train.yaml
+#     # trainlint: gpu=H100 gpus=8
+#     model_name_or_path: meta-llama/Llama-3.1-8B
+#     per_device_train_batch_size: 4
 #     max_steps: 20000
 #     save_steps: 500
 #     save_total_limit: 3
