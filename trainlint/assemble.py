@@ -236,6 +236,12 @@ def _members(closure: tuple[list[tuple[Path, Document]], Any]) -> set[Path]:
     return {resolved(path) for path, _ in closure[0]}
 
 
+def purpose_of(doc: Document) -> str | None:
+    """What a file is for when it says it is no training: its launch's purpose (evaluation,
+    serving) or its name's (``eval_gpt2.py``, ``ray-job.batch-inference.yaml``)."""
+    return doc.purpose or _purpose.purpose([doc.path])
+
+
 # GPUs a file declares (a process count alone, ``mpirun -n 2``, may be CPU processes).
 HOLDS_GPUS = frozenset({"/resources/gpus_per_node", "/resources/gpu/model"})
 

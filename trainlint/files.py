@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from trainlint.assemble import Workspace, why_not_a_job
+from trainlint.assemble import Workspace, purpose_of, why_not_a_job
 from trainlint.discover import resolved
 from trainlint.job import Job, Location
 from trainlint.sources.base import Document, Skipped
@@ -52,17 +52,23 @@ def outcomes(paths: Sequence[Path], space: Workspace, jobs: Sequence[Job]) -> li
 
 
 def _outcome(doc: Document | Skipped, holders: dict[str, list[str]]) -> FileOutcome:
+    """A file a job references is part of it, read or not (the job is checked, so the file is
+    no workload left unchecked); any other file is skipped or, when it looks like a GPU
+    workload for no other stated purpose, not understood."""
     path = doc.path
+    jobs = holders.get(path, [])
+    if isinstance(doc, Skipped) and jobs:
+        reason = f"part of {_plural(len(jobs), 'job')} that reference it; {doc.reason}"
+        return FileOutcome(path=path, outcome="member", reason=reason, jobs=jobs)
     if isinstance(doc, Skipped):
         workload = doc.workload
         if workload is None:
             return FileOutcome(path=path, outcome="skipped", reason=doc.reason)
         return FileOutcome(path=path, outcome="unsupported", reason=doc.reason,
                            kind=workload.kind, location=workload.location)  # fmt: skip
-    jobs = holders.get(path, [])
     if not jobs:
         reason = why_not_a_job(doc) or "no job of the run includes it"
-        workload = doc.workload
+        workload = doc.workload if purpose_of(doc) is None else None
         if workload is None:
             return FileOutcome(path=path, outcome="skipped", reason=reason, format=doc.format)
         return FileOutcome(path=path, outcome="unsupported", reason=f"{workload.kind}",

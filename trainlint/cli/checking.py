@@ -216,7 +216,7 @@ def check(
     if fmt == "github":
         append_step_summary(report)
     if output is not None:
-        output.write_text(text)
+        write_report(output, text)
     elif fmt == "text" and sys.stdout.isatty():
         text_console().print(text, end="", soft_wrap=True)
     else:
@@ -253,7 +253,7 @@ def check_diff(
         if fmt == "github":
             append_step_summary(diff.head_report_new_only())
     if output is not None:
-        output.write_text(rendered)
+        write_report(output, rendered)
     elif fmt == "text" and sys.stdout.isatty():
         text_console().print(rendered, end="", soft_wrap=True)
     else:
@@ -261,6 +261,12 @@ def check_diff(
     if diff.errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if at_or_above(diff.new, threshold) else EXIT_CLEAN
+
+
+def write_report(output: Path, text: str) -> None:
+    """``--output`` in a folder that does not exist yet creates it (as ruff does)."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text)
 
 
 def append_step_summary(report: Report) -> None:

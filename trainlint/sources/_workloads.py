@@ -16,6 +16,7 @@ from typing import Any
 
 from trainlint.errors import SourceError
 from trainlint.job import Location
+from trainlint.sources._purpose import purpose
 from trainlint.sources.base import Input, Skipped, Workload
 from trainlint.sources.structured import Tree
 
@@ -28,12 +29,19 @@ _GPU_RESOURCE = re.compile(
 
 
 def classify(file: Input) -> Skipped:
-    """The outcome of a file no format claims: a workload (TL907) or a plain skip."""
+    """The outcome of a file no format claims: a workload (TL907) or a plain skip. A base
+    that other configs inherit (OpenMMLab's ``_base_/``, detectron2's ``Base-*.yaml``) is a
+    piece of those configs, never a workload of its own."""
+    if _BASE.search(file.path):
+        return Skipped(file.path, "a base config other configs inherit (not a run of its own)")
     for detector in _DETECTORS:
         found = detector(file)
         if found is not None:
             return found
     return Skipped(file.path, _plain_reason(file))
+
+
+_BASE = re.compile(r"(?:^|/)_base_/|(?:^|/)Base-[^/]*\.ya?ml$")
 
 
 def _plain_reason(file: Input) -> str:
@@ -86,14 +94,20 @@ def template_kind(file: Input, parses: bool) -> str | None:
 
 
 def skipped_template(file: Input, kind: str) -> Skipped:
-    """A template is read once rendered; one that requests GPUs is a workload not understood."""
+    """A template is read once rendered; one that requests GPUs for a run (not a service, not
+    a file named for inference) is a workload not understood."""
     reason = f"{kind}: not {_language(file)} until rendered; check the rendered output"
     gpu = _gpu_line(file.text)
-    if gpu is None:
+    written = _KIND_LINE.search(file.text)
+    serves = written is not None and _NOT_TRAINING_KIND.search(written.group(1)) is not None
+    if gpu is None or serves or purpose([file.path]) is not None:
         return Skipped(file.path, reason)
     line, evidence = gpu
     where = Location(file=file.path, line=line, column=_column(file.text, line))
     return Skipped(file.path, reason, Workload(f"{kind} requesting GPUs", where, evidence))
+
+
+_KIND_LINE = re.compile(r"^kind:\s*[\"']?(\w+)", re.MULTILINE)
 
 
 def _language(file: Input) -> str:
@@ -166,7 +180,8 @@ _LIKELY = (
     "activation_checkpointing", "batch_size", "epochs",
 )  # fmt: skip
 _KEY_LINE = re.compile(
-    r"^[ \t]*[\"']?(" + "|".join(re.escape(k) for k in (*_UNMISTAKABLE, *_LIKELY))
+    r"^[ \t]*[\"']?("
+    + "|".join(re.escape(k) for k in (*_UNMISTAKABLE, *_LIKELY))
     + r")[\"']?[ \t]*[:=]",
     re.MULTILINE,
 )
@@ -274,7 +289,8 @@ _SIGNATURES = (
     ),
     _Signature(
         "DINOv2 / SSL training config",
-        lambda d: bool({"student", "teacher"} <= set(d)) and "optim" in d,
+        lambda d: "batch_size_per_gpu" in _block(d, "train")
+        and bool({"student", "teacher", "dino", "ibot"} & set(d)),
         ("train", "batch_size_per_gpu"),
     ),
 )

@@ -17,7 +17,7 @@ from functools import partial
 
 from trainlint.errors import SourceError
 from trainlint.job import Location
-from trainlint.sources import _megatron_flags, hf_trainer, launchers, shell, slurm
+from trainlint.sources import _megatron_flags, _purpose, hf_trainer, launchers, shell, slurm
 from trainlint.sources.base import Document, Fact, Input, Override, Reference, Role, Workload
 from trainlint.sources.launchers import Launch, location
 from trainlint.sources.redact import redact_text, redact_value
@@ -70,6 +70,8 @@ def parse(file: Input) -> Document:
     elif launch is None or (launch.rank < 3 and not _LAUNCHER_TEXT.search(file.text)):
         doc.purpose = _named_purpose(file.text)
         launch = None if doc.purpose else launch
+    if launch is None and doc.purpose is None and (name_says := _purpose.purpose([file.path])):
+        doc.purpose = f"named for {name_says}, not training"
     if launch is None and doc.purpose is None:
         doc.workload = _unread_launch(file)
     named = bool(_LAUNCHER_TEXT.search(file.text))

@@ -1,0 +1,123 @@
+"""What a file no format reads is (sources/_workloads.py) and what a launch is for
+(sources/_purpose.py): templates, trainlint's own output, other tools' broken files, GPU
+workloads of tools trainlint does not read, and evaluation or serving launches."""
+
+from __future__ import annotations
+
+import pytest
+
+from trainlint.sources import read_document
+from trainlint.sources._purpose import purpose, trainish
+from trainlint.sources.base import Document, Input, Skipped
+
+
+def outcome(name: str, text: str) -> Document | Skipped:
+    return read_document(Input(name, text))
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "kind"),
+    [
+        ("templates/job.yaml", "{{- if .Values.train }}\nkind: Job\n{{- end }}\n", "Helm"),
+        ("templates/svc.yaml", "metadata:\n  name: {{ .Release.Name }}\n", "Helm"),  # parses
+        ("{{cookiecutter.name}}/c.yaml", "name: {{ cookiecutter.project }\n", "cookiecutter"),
+        ("playbook.yml", "- hosts: all\n  {% for h in hosts %}\n", "Jinja"),
+    ],
+)
+def test_templates_are_skipped_with_their_kind(name: str, text: str, kind: str) -> None:
+    doc = outcome(name, text)
+    assert isinstance(doc, Skipped) and doc.reason.startswith(kind) and doc.error is None
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("site.yml", "- hosts: all\n  tasks:\n    - debug: {msg: \"{{ item }}\"}\n"),
+        ("sft.yaml", "per_device_train_batch_size: 2\nmax_steps: 9\n"
+                     "chat_template: \"{%- if tools %}{{- '<|im_start|>' }}{%- endif %}\"\n"),
+    ],
+)  # fmt: skip
+def test_placeholders_inside_valid_yaml_are_values_not_templates(name: str, text: str) -> None:
+    doc = outcome(name, text)
+    assert not (isinstance(doc, Skipped) and "template" in doc.reason)
+
+
+def test_a_template_requesting_gpus_is_a_workload_unless_it_serves() -> None:
+    job = "kind: Job\nspec:\n  x: {{ .Values.x }}\n  limits:\n    nvidia.com/gpu: {{ .Values.g }}\n"
+    doc = outcome("chart/templates/job.yaml", job)
+    assert isinstance(doc, Skipped) and doc.workload is not None
+    assert (doc.workload.location.line, doc.workload.kind) == (
+        5,
+        "Helm (Go) template requesting GPUs",
+    )
+    served = outcome("chart/templates/deploy.yaml", job.replace("kind: Job", "kind: Deployment"))
+    assert isinstance(served, Skipped) and served.workload is None
+
+
+def test_gpu_resources_are_keys_not_words_in_a_string() -> None:
+    case = "cases:\n  - files:\n      job.yaml: |\n        nvidia.com/gpu: 8\n"
+    assert outcome("cases.yaml", case) == Skipped(
+        "cases.yaml", "YAML with no training settings trainlint reads"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("compute:\n  gpus: 8\n  gpu_type: a100\ncommand: composer x.py\n",
+         "MosaicML mcli run YAML"),
+        ("max_duration: 10ba\ntrain_loader: {name: text}\nglobal_train_batch_size: 8\n",
+         "Composer / llm-foundry training YAML"),
+        ("parallelism: {dp: 2, tp: 1, pp: 1}\ntokens: {micro_batch_size: 2}\n", "nanotron config"),
+        ("SOLVER:\n  IMS_PER_BATCH: 16\n  MAX_ITER: 90000\n", "detectron2 config"),
+        ("train:\n  batch_size_per_gpu: 64\nstudent:\n  arch: vit_large\n",
+         "DINOv2 / SSL training config"),
+        ("trainer_config:\n  max_epochs: 10\n  batch_size: 216\n",
+         "training config of a program trainlint does not read"),
+    ],
+)  # fmt: skip
+def test_training_configs_of_other_tools_are_workloads_not_understood(text: str, kind: str) -> None:
+    doc = outcome("config.yaml", text)
+    assert isinstance(doc, Skipped) and doc.workload is not None and doc.workload.kind == kind
+
+
+def test_bases_other_configs_inherit_are_no_workloads() -> None:
+    text = "SOLVER:\n  IMS_PER_BATCH: 16\n"
+    assert outcome("configs/Base-RCNN-FPN.yaml", text).workload is None  # type: ignore[union-attr]
+    base = "train_cfg = dict(by_epoch=True, max_epochs=100)\n"
+    assert outcome("configs/_base_/schedules/s.py", base).workload is None  # type: ignore[union-attr]
+    assert outcome("configs/resnet/r50.py", base).workload is not None  # type: ignore[union-attr]
+
+
+def test_trainlints_own_reports_are_recognised() -> None:
+    report = '{"version": 1, "findings": [], "jobs": [], "errors": []}'
+    sarif = '{"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "trainlint"}}}]}'
+    for name, text in (("report.json", report), ("trainlint.sarif", sarif)):
+        doc = outcome(name, text)
+        assert isinstance(doc, Skipped) and "own output" in doc.reason
+
+
+@pytest.mark.parametrize(
+    ("names", "flags", "expected"),
+    [
+        (["eval.py"], [], "evaluation"),
+        (["llava.eval.model_vqa_loader"], [], "evaluation"),
+        (["tools/train_net.py"], [], None),
+        (["tools/train_net.py"], ["--eval-only"], "evaluation"),
+        (["verl.trainer.main_generation"], [], "generation"),
+        (["verl.trainer.main_ppo"], [], None),
+        (["vllm", "serve"], [], "serving"),
+        (["trl", "vllm-serve"], [], "serving"),
+        (["ray", "start"], [], "cluster setup"),
+        (["scripts/merge_lora_weights.py"], [], "checkpoint conversion"),
+        (["submit_benchmarks.py"], [], "job submission"),
+        (["main.py"], [], None),
+    ],
+)
+def test_what_a_launch_is_for(names: list[str], flags: list[str], expected: str | None) -> None:
+    assert purpose(names, flags) == expected
+
+
+def test_training_names_are_read_from_the_last_part() -> None:
+    assert trainish("openrlhf.cli.train_sft") and trainish("fairseq-train")
+    assert not trainish("verl.trainer.main_generation")
