@@ -255,3 +255,40 @@ def test_fp8_precision_is_a_feature(in_tmp: Path) -> None:
 def test_established_optimizer_and_precision_are_no_features(in_tmp: Path) -> None:
     write(in_tmp, {"sft.yaml": "per_device_train_batch_size: 4\noptim: adamw_torch\nbf16: true\n"})
     assert jobs_by_id(in_tmp)["sft.yaml"].features == []
+
+
+@pytest.mark.parametrize(
+    ("files", "world", "accum"),
+    [
+        # nanoGPT: accumulation counts every rank, so the world size is not in the batch
+        ({"config/train_gpt2.py": "batch_size = 12\nblock_size = 1024\n"
+          "gradient_accumulation_steps = 5 * 8\nmax_iters = 600000\n"}, None, None),
+        # Composer-like global / micro with accumulation unknown: no world size
+        ({"ds.json": '{"train_batch_size": 128, "train_micro_batch_size_per_gpu": 4}'}, None, None),
+        # with accumulation stated, global / (micro x accumulation) is the world size
+        ({"ds.json": '{"train_batch_size": 128, "train_micro_batch_size_per_gpu": 4, '
+                     '"gradient_accumulation_steps": 4}'}, 8, 4),
+    ],
+)  # fmt: skip
+def test_the_world_size_is_derived_only_from_stated_facts(
+    in_tmp: Path, files: dict[str, str], world: int | None, accum: int | None
+) -> None:
+    write(in_tmp, files)
+    [job] = jobs_by_id(in_tmp).values()
+    assert (job.resources.world_size, job.training.grad_accum_steps) == (world, accum)
+    assert ("/resources/world_size" in job.derived) == (world is not None)
+
+
+def test_an_impossible_layout_derives_nothing_and_is_not_estimated(in_tmp: Path) -> None:
+    write(in_tmp, {"train.sh": (
+        "torchrun --nproc_per_node 8 --nnodes 1 pretrain_gpt.py --num-layers 96 "
+        "--hidden-size 12288 --num-attention-heads 96 --seq-length 2048 "
+        "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 16 "
+        "--micro-batch-size 1 --global-batch-size 1536\n"
+    )})  # fmt: skip
+    job = jobs_by_id(in_tmp)["train.sh"]
+    assert job.training.grad_accum_steps is None and "/training/grad_accum_steps" not in job.derived
+    from trainlint.estimate import estimate
+
+    estimates = estimate(job)
+    assert estimates.memory.total_bytes is None and estimates.unknown[0].startswith("parallel")

@@ -280,9 +280,37 @@ def test_token_names_are_secret(name: str) -> None:
     assert secret_name(name)
 
 
-@pytest.mark.parametrize("name", ["TOKENIZERS_PARALLELISM", "--max_tokens", "dataset_tokens"])
-def test_token_counts_are_not_secret(name: str) -> None:
+@pytest.mark.parametrize(
+    "name",
+    [
+        "TOKENIZERS_PARALLELISM", "--max_tokens", "dataset_tokens", "--input_key",
+        "--data.input_key", "data.prompt_key", "--mm_use_im_patch_token", "PAD_TOKEN_ID",
+        "--chosen_key", "keyword",
+    ],
+)  # fmt: skip
+def test_token_counts_columns_and_switches_are_not_secret(name: str) -> None:
     assert not secret_name(name)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["WANDB_API_KEY", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "GITHUB_TOKEN", "DB_PASSWORD",
+     "--wandb_key", "--logger.wandb.key", "--api-key", "MY_SERVICE_TOKEN", "client_secret"],
+)  # fmt: skip
+def test_credential_names_are_secret(name: str) -> None:
+    assert secret_name(name)
+
+
+def test_only_credentials_are_redacted_on_a_command_line() -> None:
+    text = (
+        "python train.py --data.input_key question --mm_use_im_patch_token False "
+        "data.prompt_key=prompt --wandb_key abc123 --hub_token $HF_TOKEN\n"
+    )
+    command = fact(read("run.sh", text), "/launcher/command")
+    assert command == (
+        "python train.py --data.input_key question --mm_use_im_patch_token False "
+        "data.prompt_key=prompt --wandb_key <redacted> --hub_token $HF_TOKEN"
+    )
 
 
 @pytest.mark.parametrize(
