@@ -116,14 +116,16 @@ def test_a_broken_file_a_job_references_is_that_jobs_tl901(in_tmp: Path) -> None
 
 def test_system_and_home_paths_are_unresolved_not_missing(in_tmp: Path) -> None:
     write(in_tmp, {"run.sh": (
-        "#!/bin/bash\nsource /etc/profile.d/modules.sh\nsource ~/setup_env.sh\nsource env.sh\n"
+        "#!/bin/bash\nsource /etc/profile.d/modules.sh\nsource ~/setup_env.sh\n"
+        ". parse_options.sh\nsource scripts/env.sh\n"
         "torchrun --nproc_per_node 2 train.py --deepspeed /opt/ds/zero3.json\n"
     )})  # fmt: skip
     [job] = load([Path(".")]).jobs
-    assert [m.path for m in job.missing_references] == ["env.sh"]  # in the repository: TL904
+    assert [m.path for m in job.missing_references] == ["scripts/env.sh"]  # in the repo: TL904
     assert {u.path: u.reason.split(",")[0] for u in job.unresolved_references} == {
         "/etc/profile.d/modules.sh": "an absolute path",
         "~/setup_env.sh": "a path in a home folder",
+        "parse_options.sh": "a bare name the shell may find on PATH",
         "/opt/ds/zero3.json": "an absolute path",
     }
 

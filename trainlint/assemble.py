@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from collections import deque
 from collections.abc import Iterable, Sequence
@@ -85,21 +86,51 @@ class Workspace:
         cwd_candidate = self.root / candidate
         return cwd_candidate if _regular_file(cwd_candidate) else None
 
+    def locate(self, reference: Reference, referrer: Path) -> Path | None:
+        """The file a reference names, tried as its tool would: beside the referrer and up to
+        the root, or in the config folder of the Hydra app it anchors to."""
+        if not reference.in_app_config:
+            return self.resolve_reference(reference.path, referrer)
+        app = self.resolve_reference(reference.anchor, referrer) if reference.anchor else None
+        folder = hydra_main_folder(app) if app is not None else None
+        if app is None or folder is None:
+            return None
+        candidate = app.parent / folder / reference.path
+        return candidate if _regular_file(candidate) else None
+
     def unresolvable(self, reference: Reference, referrer: Path) -> str | None:
         """Why a reference that was not found cannot be checked here (so it is no TL904):
         a path outside the repository (absolute, or in a home folder), or a path relative to
         an anchor that is not in the repository. None when it should have been found."""
         written = reference.path
+        if reference.unresolved is not None:
+            return reference.unresolved
         if written.startswith("~"):
             return "a path in a home folder, outside the repository"
         if Path(written).is_absolute():
             return "an absolute path, outside the repository (a cluster or container path)"
-        if (
-            reference.anchor is not None
-            and self.resolve_reference(reference.anchor, referrer) is None
-        ):
+        app = self.resolve_reference(reference.anchor, referrer) if reference.anchor else None
+        if reference.anchor is not None and app is None:
             return f"relative to {reference.anchor}, which is not in the repository"
+        if reference.in_app_config and app is not None and hydra_main_folder(app) is None:
+            return f"in the config_path of {reference.anchor}'s @hydra.main, which names none"
         return None
+
+
+_HYDRA_MAIN = re.compile(r"@hydra\.main\(([^)]*)\)")
+_CONFIG_PATH = re.compile(r"config_path\s*=\s*[\"']([^\"']*)[\"']")
+
+
+def hydra_main_folder(app: Path) -> str | None:
+    """The ``config_path`` of an app's ``@hydra.main(...)``, read as text (never imported)."""
+    try:
+        with app.open(encoding="utf-8", errors="replace") as handle:
+            text = handle.read(MAX_BYTES)
+    except OSError:
+        return None
+    decorator = _HYDRA_MAIN.search(text)
+    path = _CONFIG_PATH.search(decorator.group(1)) if decorator else None
+    return path.group(1) if path else None
 
 
 def _regular_file(path: Path) -> bool:
@@ -239,7 +270,7 @@ def _members(closure: tuple[list[tuple[Path, Document]], Any]) -> set[Path]:
 def purpose_of(doc: Document) -> str | None:
     """What a file is for when it says it is no training: its launch's purpose (evaluation,
     serving) or its name's (``eval_gpt2.py``, ``ray-job.batch-inference.yaml``)."""
-    return doc.purpose or _purpose.purpose([doc.path])
+    return doc.purpose or _purpose.file_purpose(doc.path)
 
 
 # GPUs a file declares (a process count alone, ``mpirun -n 2``, may be CPU processes).
@@ -271,7 +302,7 @@ def why_not_a_job(doc: Document, job: Job | None = None) -> str | None:
         if not generic or settings or gpus or _purpose.trainish(entry):
             return None
         return f"runs {entry} with no training settings or GPUs"
-    named = _purpose.purpose([doc.path])
+    named = _purpose.file_purpose(doc.path)
     if named is not None:
         return f"named for {named}, not training"
     if settings or (doc.role == "entrypoint" and gpus):
@@ -296,7 +327,7 @@ def _closure(
     while queue:
         current_path, current = queue.popleft()
         for reference in current.references:
-            target = space.resolve_reference(reference.path, current_path)
+            target = space.locate(reference, current_path)
             if target is None:
                 missing.append(_missing(reference, space.unresolvable(reference, current_path)))
                 continue

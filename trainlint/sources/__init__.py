@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from dataclasses import replace
 from functools import cache
 from typing import cast
 
@@ -60,9 +61,10 @@ def read_document(file: Input, forced: str | None = None) -> Document | Skipped:
     if forced is not None:
         return _read_forced(file, forced)
     try:
-        template = _workloads.template_kind(file, parses=_parses(file))
+        invalid = _syntax_error(file)
+        template = _workloads.template_kind(file, parses=invalid is None)
         if template is not None:
-            return _workloads.skipped_template(file, template)
+            return replace(_workloads.skipped_template(file, template), error=invalid)
         scored = [(source.recognise(file), index) for index, source in enumerate(all_sources())]
     except SourceError as exc:
         return _unreadable(file, exc)
@@ -97,15 +99,15 @@ def _read_forced(file: Input, forced: str) -> Document:
         return broken(file.path, exc.message, exc.line, exc.column)
 
 
-def _parses(file: Input) -> bool:
-    """Whether a structured file is valid YAML/JSON (parsed once; the result is cached)."""
+def _syntax_error(file: Input) -> ParseError | None:
+    """A structured file's YAML/JSON error, if any (parsed once; the result is cached)."""
     if not file.is_structured:
-        return True
+        return None
     try:
         file.trees  # noqa: B018 - parses and caches
-    except SourceError:
-        return False
-    return True
+    except SourceError as exc:
+        return ParseError(file=file.path, line=exc.line, column=exc.column, message=exc.message)
+    return None
 
 
 def _unreadable(file: Input, exc: SourceError) -> Document | Skipped:

@@ -66,7 +66,28 @@ def purpose(names: Iterable[str | None], flags: Iterable[str | None] = ()) -> st
         return _OTHER[after]
     if trainish(*names):
         return None
-    return next((_OTHER[word] for word in found if word in _OTHER), None)
+    return next((what for word in found if (what := _other(word)) is not None), None)
+
+
+def file_purpose(path: str) -> str | None:
+    """What a file's name says it is for (``eval_gpt2.py``, ``run_inference.sh``); a file
+    named for submitting or starting something submits or starts the training itself."""
+    found = purpose([path])
+    return None if found in ("job submission", "cluster setup") else found
+
+
+def _other(word: str) -> str | None:
+    """A word's purpose, by itself or by its stem (``evalharness``, ``inferencer``)."""
+    if word in _OTHER:
+        return _OTHER[word]
+    return next((what for stem, what in _STEMS if word.startswith(stem)), None)
+
+
+# Stems that say the purpose in longer words; short words (``test``, ``gen``) only whole.
+_STEMS = (
+    ("eval", "evaluation"), ("infer", "inference"), ("generat", "generation"),
+    ("predict", "inference"), ("serving", "serving"), ("profil", "profiling"),
+)  # fmt: skip
 
 
 def trainish(*names: str | None) -> bool:

@@ -64,21 +64,21 @@ _HELM_ACTION = re.compile(
 )
 _JINJA_STATEMENT = re.compile(r"\{%-?\s*(?:if|for|set|macro|include|extends|block|raw|import)\b")
 _COOKIECUTTER = re.compile(r"\{\{\s*cookiecutter\.")
+_NAMED_TEMPLATE = re.compile(r"(?i)template[^/]*$")  # ds_config_TEMPLATE.json, sed fills it
 _ANY_TEMPLATE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}")
 
 
 def template_kind(file: Input, parses: bool) -> str | None:
     """``Helm (Go) template``, ``Jinja template`` or ``cookiecutter template`` for a file that
     is not the YAML/JSON/TOML it becomes once rendered. Go template actions (``{{ .Values.x
-    }}``, ``{{- if }}``) mark one even when the text happens to parse; other placeholders only
-    in a file that does not parse (an Ansible playbook's ``"{{ item }}"``, a chat template,
-    Argo's ``{{inputs.parameters.x}}`` are string values of a valid file)."""
+    }}``, ``{{- if }}``) mark one even when the text happens to parse; other placeholders, or
+    a name saying so (``ds_config_TEMPLATE.json``), only in a file that does not parse (an
+    Ansible playbook's ``"{{ item }}"``, a chat template, Argo's ``{{inputs.parameters.x}}``
+    are string values of a valid file)."""
     if not file.is_structured and file.suffix != "toml":
         return None
     text = file.text
-    if "{" not in text:
-        return None
-    if _HELM_ACTION.search(text):
+    if "{{" in text and _HELM_ACTION.search(text):
         return "Helm (Go) template"
     if parses:
         return None
@@ -90,6 +90,8 @@ def template_kind(file: Input, parses: bool) -> str | None:
         return "Jinja template"
     if _ANY_TEMPLATE.search(text):
         return "template ({{ }} placeholders)"
+    if _NAMED_TEMPLATE.search(file.path):
+        return "template (by its name; a script fills it in)"
     return None
 
 

@@ -51,12 +51,16 @@ class Reference:
 
     ``anchor`` is the file the path is relative to when that is not the referring file: a
     Hydra app's script (``--config-path`` is relative to it). When the anchor is not in the
-    repository, the reference cannot be checked: it is unresolved, never missing."""
+    repository, or the source knows the file cannot be looked for here (``unresolved``: the
+    script writes it, the shell finds it on PATH, a variable of unknown value names its
+    folder), the reference is unresolved, never missing."""
 
     path: str
     location: Location
     role: Role = "config"
     anchor: str | None = None
+    unresolved: str | None = None  # why no one can look for it here, as its source knows
+    in_app_config: bool = False  # relative to the anchor app's @hydra.main(config_path=...)
 
 
 @dataclass(frozen=True)

@@ -168,6 +168,7 @@ def _references(
     """This file's own selections (after overrides): found or missing, each at its entry's
     line; missing optional entries and Hydra's own plugin groups (``hydra/...``) are skipped."""
     references = []
+    searched = _search_path(tree)
     for entry, option, target in composition.selected:
         if target is None and _tolerated(entry):
             continue
@@ -175,8 +176,20 @@ def _references(
         line, column = tree.span(("defaults", entry.index))
         written = root.written(entry.group, option, path)
         where = Location(file=shown, line=line, column=column)
-        references.append(Reference(written, where, "member"))
+        unresolved = searched if target is None else None
+        references.append(Reference(written, where, "member", unresolved=unresolved))
     return references
+
+
+def _search_path(tree: Tree) -> str | None:
+    """Why a missing defaults entry may still be found: ``hydra.searchpath`` adds folders (or
+    packages) that trainlint does not search."""
+    data = tree.data if isinstance(tree.data, dict) else {}
+    hydra = data.get("hydra")
+    paths = hydra.get("searchpath") if isinstance(hydra, dict) else None
+    if not paths:
+        return None
+    return "Hydra may find it on the config's hydra.searchpath"
 
 
 def _tolerated(entry: Entry) -> bool:

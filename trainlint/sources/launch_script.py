@@ -13,6 +13,7 @@ import math
 import posixpath
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 
 from trainlint.errors import SourceError
@@ -70,7 +71,7 @@ def parse(file: Input) -> Document:
     elif launch is None or (launch.rank < 3 and not _LAUNCHER_TEXT.search(file.text)):
         doc.purpose = _named_purpose(file.text)
         launch = None if doc.purpose else launch
-    if launch is None and doc.purpose is None and (name_says := _purpose.purpose([file.path])):
+    if launch is None and doc.purpose is None and (name_says := _purpose.file_purpose(file.path)):
         doc.purpose = f"named for {name_says}, not training"
     if launch is None and doc.purpose is None:
         doc.workload = _unread_launch(file)
@@ -84,6 +85,7 @@ def parse(file: Input) -> Document:
         doc.references = launch_references(launch, file.path)
         doc.overrides = program_overrides(launch.program, file.path)
     doc.references += script_references(script, file.path)
+    doc.references = [_generated(r, script.written) for r in doc.references]
     doc.facts = facts
     return doc
 
@@ -121,6 +123,14 @@ def _nodes_from_command_line(
     line = file.text.count("\n", 0, start) + 1
     where = Location(file=file.path, line=line, column=start - file.text.rfind("\n", 0, start))
     return [Fact("/resources/nodes", None, where)]
+
+
+def _generated(reference: Reference, written: Sequence[str]) -> Reference:
+    """A config the script writes itself (``sed ... > ds_config.json``) before it launches."""
+    names = {posixpath.normpath(path) for path in written}
+    if posixpath.normpath(reference.path) not in names:
+        return reference
+    return replace(reference, unresolved="written by the script that names it, when it runs")
 
 
 def _not_training(launch: Launch) -> str:
@@ -265,12 +275,13 @@ def launch_facts(
 def launch_references(launch: Launch, file: str) -> list[Reference]:
     found = [*launch.references, *program_facts(launch.program, file)[1]]
     found += _hydra_reference(launch, file)
-    return [Reference(redact_text(r.path), r.location, r.role, r.anchor) for r in found]
+    return [replace(r, path=redact_text(r.path)) for r in found]
 
 
 def _hydra_reference(launch: Launch, file: str) -> list[Reference]:
     """``train.py --config-path=conf --config-name=gpt`` (NeMo, Hydra apps): the primary
-    config is ``<script folder>/<config-path>/<config-name>.yaml``."""
+    config is ``<app folder>/<config-path>/<config-name>.yaml``; without ``--config-path``,
+    the folder is the one the app's ``@hydra.main(config_path=...)`` names."""
     found: dict[str, tuple[str | bool, Word]] = {}
     for flag, value, word in _arguments(launch.program):
         if flag in ("--config-path", "--config_path", "--config-name", "--config_name"):
@@ -284,7 +295,14 @@ def _hydra_reference(launch: Launch, file: str) -> list[Reference]:
     base = folder if folder.startswith("/") else posixpath.join(posixpath.dirname(app), folder)
     target = name[0] if name[0].endswith((".yaml", ".yml")) else f"{name[0]}.yaml"
     written = posixpath.normpath(posixpath.join(base, target))
-    return [Reference(written, location(file, name[1]), anchor=app or None)]
+    reference = Reference(written, location(file, name[1]), anchor=app or None)
+    stated = any(w.raw.startswith(("--config-path", "--config_path")) for w in launch.program)
+    if path is None and not stated and app:  # the app's @hydra.main(config_path=) decides
+        return [replace(reference, path=target, in_app_config=True)]
+    if stated and (path is None or not isinstance(path[0], str)):  # --config-path="$UNKNOWN"
+        return [replace(reference, path=f"<unknown>/{target}",
+                        unresolved="its --config-path is a variable of unknown value")]  # fmt: skip
+    return [reference]
 
 
 _RUNS_SCRIPT = frozenset({"bash", "sh", "zsh", "source", ".", "sbatch", "srun"})
@@ -300,10 +318,18 @@ def script_references(script: Script, file: str) -> list[Reference]:
             continue
         operand = next((w for w in command.args if w.text and _SCRIPT_FILE.search(w.text)), None)
         if operand is not None and operand.text and not operand.text.startswith("-"):
-            found.append(
-                Reference(redact_text(operand.text), location(file, operand), "entrypoint")
-            )
+            where = location(file, operand)
+            reference = Reference(redact_text(operand.text), where, "entrypoint")
+            found.append(_on_path(reference, command.name.text or ""))
     return found
+
+
+def _on_path(reference: Reference, runner: str) -> Reference:
+    """``. parse_options.sh``, ``bash run.sh``: a bare name the shell also looks up on PATH,
+    so a file not in the repository may well be found (Kaldi's utils on PATH)."""
+    if "/" in reference.path or runner.rsplit("/", 1)[-1] in ("sbatch", "srun"):
+        return reference
+    return replace(reference, unresolved="a bare name the shell may find on PATH")
 
 
 def _visible_devices(launch: Launch, script: Script, file: str) -> list[Fact]:

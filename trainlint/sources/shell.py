@@ -46,6 +46,7 @@ class Script:
     comments: list[Comment] = field(default_factory=list)
     variables: dict[str, Value] = field(default_factory=dict)
     error: tuple[int, int] | None = None  # first syntax error (line, column), if any
+    written: list[str] = field(default_factory=list)  # files it writes (``> x.json``)
 
     @property
     def exports(self) -> list[Assignment]:
@@ -67,6 +68,7 @@ def parse_script(
     walker.block(root, conditional=False, depth=0)
     script = Script(walker.commands, walker.assignments, list(_comments(root, text)))
     script.variables = walker.vars.values
+    script.written = walker.written
     script.error = _first_error(root) if root.has_error else None
     return script
 

@@ -71,6 +71,7 @@ class Walker:
         self.exported: set[str] = set()
         self.commands: list[Command] = []
         self.assignments: list[Assignment] = []
+        self.written: list[str] = []  # files the script writes (``> ds_config.json``)
 
     def raw(self, node: tree_sitter.Node) -> str:
         return self.text[node.start_byte : node.end_byte]
@@ -99,6 +100,8 @@ class Walker:
             self.chain(node, conditional, depth)
         elif kind in ("binary_expression", "unary_expression", "postfix_expression"):
             self.arithmetic_effects(node)
+        elif kind == "file_redirect":
+            self.redirect(node)
         elif kind not in _SKIPPED:
             self.block(node, conditional, depth)
 
@@ -168,6 +171,14 @@ class Walker:
         self.commands.append(
             Command(name, tuple(args), tuple(env), line, column, text, conditional)
         )
+
+    def redirect(self, node: tree_sitter.Node) -> None:
+        """``> file`` / ``>> file``: the script writes that file (a config it generates)."""
+        operator = next((c.type for c in node.children if not c.is_named), "")
+        target = node.child_by_field_name("destination")
+        if ">" in operator and "&" not in operator and target is not None:
+            words = Expander(self.text, self.vars).words(target)
+            self.written += [w.text for w in words if w.text]
 
     def assignment(self, node: tree_sitter.Node, exported: bool, conditional: bool) -> Assignment:
         """Evaluate ``NAME=value`` (without storing it) as an Assignment record."""

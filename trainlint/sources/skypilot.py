@@ -11,6 +11,7 @@ files it names are container paths, mapped back to local ones through ``file_mou
 from __future__ import annotations
 
 import posixpath
+from dataclasses import replace
 from typing import Any
 
 from trainlint.estimate.catalog import resolve_gpu
@@ -231,7 +232,7 @@ def _local_references(references: list[Reference], data: dict[str, Any]) -> list
     for reference in references:
         path = local_path(reference.path, data)
         if path is not None:
-            local.append(Reference(path, reference.location, reference.role))
+            local.append(replace(reference, path=path))
     return local
 
 
