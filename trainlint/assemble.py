@@ -251,20 +251,17 @@ def assemble(paths: Iterable[Path], workspace: Workspace | None = None) -> list[
             loaded.setdefault(resolved(path), (path, doc))
     closures = {key: _closure(path, doc, space) for key, (path, doc) in loaded.items()}
     referenced = {resolved(p) for group, _ in closures.values() for p, _ in group[1:]}
-    jobs: dict[Path, Job] = {}
+    jobs: list[Job] = []
+    covered: set[Path] = set()
     for key in [k for k in loaded if k not in referenced] + [k for k in loaded if k in referenced]:
-        covered = any(key in _members(closures[root]) for root in jobs)
-        if key in jobs or covered:
+        if key in covered:
             continue
         group, missing = closures[key]
         job = build_job([doc for _, doc in group], missing)
         if why_not_a_job(group[0][1], job) is None:
-            jobs[key] = job
-    return list(jobs.values())
-
-
-def _members(closure: tuple[list[tuple[Path, Document]], Any]) -> set[Path]:
-    return {resolved(path) for path, _ in closure[0]}
+            jobs.append(job)
+            covered.update(resolved(path) for path, _ in group)
+    return jobs
 
 
 def purpose_of(doc: Document) -> str | None:
