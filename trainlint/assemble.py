@@ -334,6 +334,8 @@ def _closure(
             child = _as_member(space.load(target), target)
             if reference.role == "member":
                 child = _member(child)
+            elif reference.role == "config" and child.role == "entrypoint":
+                child = replace(child, role="config")  # a sourced script lends, never launches
             order.append((target, child))
             queue.append((target, child))
     return order, missing

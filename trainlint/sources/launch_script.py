@@ -260,7 +260,7 @@ def launch_facts(
 ) -> list[Fact]:
     command = launch.command
     facts = [Fact("/launcher/kind", launch.kind, location(file, launch.launcher))]
-    if launch.entry is not None and launch.entry.text:
+    if launch.entry is not None and launch.entry.text and not launchers.opaque(launch):
         facts.append(Fact("/launcher/entrypoint", launch.entry.text, location(file, launch.entry)))
     where = Location(file=file, line=command.line, column=command.column)
     facts.append(Fact("/launcher/command", redact_text(command.text), where))
@@ -311,7 +311,9 @@ _SCRIPT_FILE = re.compile(r"\.(?:sh|bash|slurm|sbatch)$")
 
 def script_references(script: Script, file: str) -> list[Reference]:
     """``sbatch train.slurm``, ``srun bash run.sh``: the script run is part of this job, so
-    the wrapper's headers and tags meet the inner script's launch."""
+    the wrapper's headers and tags meet the inner script's launch (it launches: its facts
+    rank with the wrapper's). A script it sources (``source env.sh``) lends its exports but
+    not its launch: it ranks below, as a config."""
     found = []
     for command in script.commands:
         if (command.name.text or "").rsplit("/", 1)[-1] not in _RUNS_SCRIPT:
@@ -319,8 +321,10 @@ def script_references(script: Script, file: str) -> list[Reference]:
         operand = next((w for w in command.args if w.text and _SCRIPT_FILE.search(w.text)), None)
         if operand is not None and operand.text and not operand.text.startswith("-"):
             where = location(file, operand)
-            reference = Reference(redact_text(operand.text), where, "entrypoint")
-            found.append(_on_path(reference, command.name.text or ""))
+            runner = command.name.text or ""
+            role: Role = "config" if runner in ("source", ".") else "entrypoint"
+            reference = Reference(redact_text(operand.text), where, role)
+            found.append(_on_path(reference, runner))
     return found
 
 

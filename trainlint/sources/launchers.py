@@ -89,10 +89,10 @@ def trains(launch: Launch, launcher_in_text: bool = False) -> bool:
     hidden from the reader in a script whose text names a distributed launcher."""
     if launch.purpose is not None:
         return False
-    return launch.rank in (0, 3) or _trainish(launch) or (launcher_in_text and _opaque(launch))
+    return launch.rank in (0, 3) or _trainish(launch) or (launcher_in_text and opaque(launch))
 
 
-def _opaque(launch: Launch) -> bool:
+def opaque(launch: Launch) -> bool:
     """An ``srun``/``mpirun`` of a shell or of a command built at run time."""
     entry = launch.entry.text if launch.entry is not None else None
     shells = {"bash", "sh", "zsh"}
