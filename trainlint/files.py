@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from trainlint.assemble import Workspace, purpose_of, why_not_a_job
 from trainlint.discover import resolved
 from trainlint.job import Job, Location
-from trainlint.sources.base import Document, Skipped
+from trainlint.sources.base import Document, Skipped, Workload
 
 Outcome = Literal["job", "member", "skipped", "unsupported"]
 
@@ -55,30 +55,34 @@ def _outcome(doc: Document | Skipped, holders: dict[str, list[str]]) -> FileOutc
     """A file a job references is part of it, read or not (the job is checked, so the file is
     no workload left unchecked); any other file is skipped or, when it looks like a GPU
     workload for no other stated purpose, not understood."""
-    path = doc.path
-    jobs = holders.get(path, [])
-    if isinstance(doc, Skipped) and jobs:
-        reason = f"part of {_plural(len(jobs), 'job')} that reference it; {doc.reason}"
-        return FileOutcome(path=path, outcome="member", reason=reason, jobs=jobs)
+    jobs = holders.get(doc.path, [])
+    if jobs:
+        return _in_jobs(doc, jobs)
     if isinstance(doc, Skipped):
-        workload = doc.workload
-        if workload is None:
-            return FileOutcome(path=path, outcome="skipped", reason=doc.reason)
-        return FileOutcome(path=path, outcome="unsupported", reason=doc.reason,
-                           kind=workload.kind, location=workload.location)  # fmt: skip
-    if not jobs:
-        reason = why_not_a_job(doc) or "no job of the run includes it"
-        workload = doc.workload if purpose_of(doc) is None else None
-        if workload is None:
-            return FileOutcome(path=path, outcome="skipped", reason=reason, format=doc.format)
-        return FileOutcome(path=path, outcome="unsupported", reason=f"{workload.kind}",
-                           format=doc.format, kind=workload.kind,
-                           location=workload.location)  # fmt: skip
-    if path in jobs:
-        reason = "roots its own job"
-        return FileOutcome(path=path, outcome="job", reason=reason, format=doc.format, jobs=jobs)
+        return _unread(doc.path, doc.reason, doc.workload)
+    workload = doc.workload if purpose_of(doc) is None else None
+    reason = why_not_a_job(doc) or "no job of the run includes it"
+    return _unread(doc.path, reason, workload, doc.format)
+
+
+def _in_jobs(doc: Document | Skipped, jobs: list[str]) -> FileOutcome:
+    fmt = doc.format if isinstance(doc, Document) else None
+    if doc.path in jobs:
+        return FileOutcome(path=doc.path, outcome="job", reason="roots its own job",
+                           format=fmt, jobs=jobs)  # fmt: skip
     reason = f"part of {_plural(len(jobs), 'job')} that reference it"
-    return FileOutcome(path=path, outcome="member", reason=reason, format=doc.format, jobs=jobs)
+    if isinstance(doc, Skipped):
+        reason += f"; {doc.reason}"
+    return FileOutcome(path=doc.path, outcome="member", reason=reason, format=fmt, jobs=jobs)
+
+
+def _unread(
+    path: str, reason: str, workload: Workload | None, fmt: str | None = None
+) -> FileOutcome:
+    if workload is None:
+        return FileOutcome(path=path, outcome="skipped", reason=reason, format=fmt)
+    return FileOutcome(path=path, outcome="unsupported", reason=reason, format=fmt,
+                       kind=workload.kind, location=workload.location)  # fmt: skip
 
 
 def _plural(count: int, word: str) -> str:

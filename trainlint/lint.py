@@ -24,7 +24,7 @@ from trainlint.errors import ConfigError, PolicyError
 from trainlint.estimate import EstimateParams, estimate
 from trainlint.files import FileOutcome, outcomes, unsupported_input
 from trainlint.findings import Finding, Severity, make_finding, selected, sort_key
-from trainlint.job import Job, SourceFile
+from trainlint.job import Job, Location, SourceFile
 from trainlint.measurement import attach_measurements, measurement_root
 from trainlint.packs import Pack, RuleMeta
 from trainlint.packs.layering import Violation
@@ -294,15 +294,9 @@ def _governance(
         rule = rules.get(package)
         if rule is None or not _runs(rule, selection, policy):
             continue
-        for raw in results.get(package, []):
-            index = int(str(raw.get("pointer", "")).rsplit("/", 1)[-1] or 0)
-            where = locations[index]
-            holder = Job(
-                id=where.file,
-                sources=[SourceFile(path=where.file, format="unknown", role="unknown")],
-                provenance={f"/{key}/{index}": where},
-            )
-            findings.append(make_finding(holder, rule.id, rule.slug, rule.severity, raw))
+        findings += [
+            _placed(rule, rule.severity, raw, key, locations) for raw in results.get(package, [])
+        ]
     return findings
 
 
@@ -320,18 +314,24 @@ def _unsupported(
         report.errors.append(RunError(job="files", message=str(exc)))
         return []
     severity: Severity = "error" if strict else rule.severity
-    findings = []
-    for raw in results.get(UNSUPPORTED, []):
-        index = int(str(raw.get("pointer", "")).rsplit("/", 1)[-1] or 0)
-        where = workloads[index].location
-        assert where is not None
-        holder = Job(
-            id=where.file,
-            sources=[SourceFile(path=where.file, format="unknown", role="unknown")],
-            provenance={f"/unsupported_workloads/{index}": where},
-        )
-        findings.append(make_finding(holder, rule.id, rule.slug, severity, raw))
-    return findings
+    places = [f.location for f in workloads if f.location is not None]
+    raws = results.get(UNSUPPORTED, [])
+    return [_placed(rule, severity, raw, "unsupported_workloads", places) for raw in raws]
+
+
+def _placed(
+    rule: RuleMeta, severity: Severity, raw: dict[str, Any], key: str, places: Sequence[Location]
+) -> Finding:
+    """A finding of a run-level rule (TL905, TL906, TL907), at the place its ``/<key>/<i>``
+    pointer names: a one-file holder job carries that location."""
+    index = int(str(raw.get("pointer", "")).rsplit("/", 1)[-1] or 0)
+    where = places[index]
+    holder = Job(
+        id=where.file,
+        sources=[SourceFile(path=where.file, format="unknown", role="unknown")],
+        provenance={f"/{key}/{index}": where},
+    )
+    return make_finding(holder, rule.id, rule.slug, severity, raw)
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:
