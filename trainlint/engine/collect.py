@@ -7,12 +7,16 @@ backends add this generated module and query it instead: an object of each rule 
 findings, keyed like ``data.trainlint.rules`` (``{"no_seed": {"findings": [...]}}``), so
 ``results.findings_by_rule`` reads either. A package without a ``findings`` rule is left out,
 as it was from the package document. ``findings`` is a complete rule, so regorus can evaluate
-it by path (``eval_rule``), skipping the parse and plan of a query on every job.
+it by path (``eval_rule``), skipping the parse and plan of a query on every job. Its package is
+the engine's: a pack module in it (or below it) could add entries to the collector or shadow
+them, so such a pack is refused.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+
+from trainlint.errors import PolicyError
 
 PACKAGE = "trainlint_engine"
 FILE = "trainlint_engine/findings.rego"
@@ -31,3 +35,10 @@ def collector_module(rule_packages: Iterable[str]) -> str:
         short = package.rsplit(".", 1)[-1]
         lines.append(f'_by_rule["{short}"] := data.{package}.findings')
     return "\n".join(lines) + "\n"
+
+
+def refuse_reserved(packages: dict[str, str]) -> None:
+    """PolicyError when a module (file -> package) sits at or below ``PACKAGE``."""
+    for file, package in sorted(packages.items()):
+        if package == PACKAGE or package.startswith(PACKAGE + "."):
+            raise PolicyError(f"{file}: package {package} is reserved for trainlint's engine")

@@ -17,20 +17,27 @@ from the server, while each rule's METADATA (id, severity, docs) still comes fro
 pack, which is never compiled here. Findings go through the same contract check and number
 normalisation as the embedded backends, so reports do not depend on where Rego ran. A bearer
 token for an OPA server started with ``--authentication=token`` is read from the environment
-variable ``TRAINLINT_OPA_TOKEN`` (never from the URL, never printed).
+variable ``TRAINLINT_OPA_TOKEN`` (never from the URL, never printed). The token and the jobs
+travel only over ``https://``; plain ``http://`` is accepted for a loopback host (``localhost``,
+``127.0.0.0/8``, ``::1``: an OPA sidecar, the tests) and is a ConfigError anywhere else, before
+any request. Redirects are not followed.
+
+The server evaluates the policies it holds, not the local pack: what those may call
+(``http.send``, ``opa.runtime``) is the server's capabilities setting, not trainlint's.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 from typing import Any
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import SplitResult, quote, urlsplit, urlunsplit
 
 import httpx
 
 from trainlint.engine.results import findings_by_rule, normalise
-from trainlint.errors import PolicyError
+from trainlint.errors import ConfigError, PolicyError
 from trainlint.packs import Pack
 
 RULES_PATH = "trainlint/rules"
@@ -44,9 +51,7 @@ class OpaEngine:
     name: str = "opa"
 
     def __init__(self, pack: Pack, url: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> None:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise PolicyError(f"--opa-url {redact(url)!r} is not an http(s) URL")
+        parts = check_url(url)
         self.pack_name = pack.name
         self.url = urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
         self.display_url = redact(self.url)
@@ -98,6 +103,29 @@ class OpaEngine:
 
 def create(pack: Pack, *, url: str) -> OpaEngine:
     return OpaEngine(pack, url)
+
+
+def check_url(url: str) -> SplitResult:
+    """The URL's parts when it may carry the token: https, or http to a loopback host."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise PolicyError(f"--opa-url {redact(url)!r} is not an http(s) URL")
+    if parts.scheme == "http" and not is_loopback(parts.hostname):
+        raise ConfigError(
+            f"--opa-url {redact(url)!r}: plain http:// is accepted only for a loopback host "
+            "(localhost, 127.0.0.1, ::1); use https:// so the token and the jobs are encrypted"
+        )
+    return parts
+
+
+def is_loopback(host: str) -> bool:
+    """``localhost`` or a loopback address (``127.0.0.0/8``, ``::1``)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def data_path(query: str) -> str:

@@ -4,16 +4,24 @@ Conventions: tests live in ``*_test.rego``; every rule named ``test_*`` is one t
 when it evaluates to ``true`` (``todo_*`` rules are skipped, as in OPA). Tests mock with
 ``with input as {...}`` and ``with data.trainlint.params... as ...``. regorus is used whatever
 the check engine: regopy crashes on ``with input as`` applied to a partial-set rule.
+
+Tests are policy code like any other: unless trainlint ships every module and test, they are
+capability-checked, compiled and run in a confined worker (``watchdog``), each test bounded in
+time; a test that runs out of time fails with that reason and the next one gets a fresh worker.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 import re
 from dataclasses import dataclass
 from typing import Any
 
+from trainlint.engine.capabilities import refuse_denied_calls
 from trainlint.engine.results import one_line
+from trainlint.engine.watchdog import Worker, shipped, shipped_sources
 from trainlint.errors import PolicyError
 from trainlint.packs import Pack, module_package
 
@@ -32,12 +40,48 @@ class RegoTestResult:
 
 def run_rego_tests(pack: Pack) -> list[RegoTestResult]:
     """Compile the pack with its tests once, then evaluate every test rule in file order."""
-    engine = _engine(pack)
-    return [
-        _run(engine, package, rule, file)
+    tests = [
+        (package, rule, file)
         for file, source in sorted(pack.tests.items())
         for package, rule in _test_rules(file, source)
     ]
+    sources = {**pack.modules, **pack.tests}
+    if shipped(sources):
+        engine = _engine(pack)
+        return [_run(engine, *test) for test in tests]
+
+    def runner() -> _Runner:
+        refuse_denied_calls(sources, trusted=shipped_sources())
+        return _Runner(_engine(pack))
+
+    if not hasattr(os, "fork"):
+        local = runner()
+        return [_run(local.engine, *test) for test in tests]
+    return _run_confined(Worker("regorus", runner), tests)
+
+
+def _run_confined(worker: Worker, tests: list[tuple[str, str, str]]) -> list[RegoTestResult]:
+    """Each test in the worker; one that breaks the worker's limits fails with the reason."""
+    results = []
+    try:
+        for package, rule, file in tests:
+            try:
+                results.append(RegoTestResult(**worker.call("run", package, rule, file)))
+            except PolicyError as exc:
+                results.append(RegoTestResult(f"{package}.{rule}", False, str(exc), file))
+    finally:
+        worker.close()
+    return results
+
+
+@dataclass
+class _Runner:
+    """The compiled tests, as the confined worker holds them."""
+
+    engine: Any
+
+    def run(self, package: str, rule: str, file: str) -> dict[str, Any]:
+        return dataclasses.asdict(_run(self.engine, package, rule, file))
 
 
 def list_rego_tests(pack: Pack) -> list[str]:

@@ -24,7 +24,7 @@ from typing import Any
 
 from trainlint.engine import collect
 from trainlint.engine.results import findings_by_rule, normalise
-from trainlint.engine.watchdog import GuardedEngine, needs_guard, shipped
+from trainlint.engine.watchdog import GuardedEngine, compile_confined
 from trainlint.errors import PolicyError
 from trainlint.packs import Pack, module_package
 
@@ -95,10 +95,10 @@ class RegopyEngine:
 
 
 def create(pack: Pack) -> RegopyEngine | GuardedEngine:
-    """The compiled pack; time-bounded in a worker process unless trainlint ships every rule."""
-    if needs_guard(pack.modules):
-        return GuardedEngine(RegopyEngine(pack, check=False))
-    return RegopyEngine(pack, check=not shipped(pack.modules))  # the suite tests shipped modules
+    """The compiled pack; in a confined worker unless trainlint ships every module."""
+    return compile_confined(
+        RegopyEngine.name, pack.modules, lambda check: RegopyEngine(pack, check=check)
+    )
 
 
 def _refuse_arity_clashes(sources: dict[str, str]) -> None:

@@ -5,8 +5,9 @@ Queries use the ``*_as_json`` calls: ``eval_rule`` returns Python sets of dicts 
 when a query first reaches it, so the constructor evaluates all of ``data`` once with an empty
 input: a broken pack is reported when it is loaded, not on the first job, and never missed
 because no rule used the broken module. Only modules trainlint ships skip that check (~10 ms
-of every start; the test suite compiles and evaluates them). A pack with rules trainlint does
-not ship is evaluated under a time limit (``watchdog``).
+of every start; the test suite compiles and evaluates them). A pack with modules trainlint does
+not ship is compiled and evaluated in a confined worker (``watchdog``: time, memory, no
+environment) after ``capabilities`` has refused any call that would leave the sandbox.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from trainlint.engine import collect
 from trainlint.engine.results import findings_by_rule, normalise, one_line
-from trainlint.engine.watchdog import GuardedEngine, needs_guard, shipped
+from trainlint.engine.watchdog import GuardedEngine, compile_confined
 from trainlint.errors import PolicyError
 from trainlint.packs import Pack
 
@@ -56,10 +57,10 @@ class RegorusEngine:
 
 
 def create(pack: Pack) -> RegorusEngine | GuardedEngine:
-    """The compiled pack; time-bounded in a worker process unless trainlint ships every rule."""
-    if needs_guard(pack.modules):
-        return GuardedEngine(RegorusEngine(pack, check=False))
-    return RegorusEngine(pack, check=not shipped(pack.modules))  # the suite tests shipped modules
+    """The compiled pack; in a confined worker unless trainlint ships every module."""
+    return compile_confined(
+        RegorusEngine.name, pack.modules, lambda check: RegorusEngine(pack, check=check)
+    )
 
 
 def _call(method: Callable[..., Any], *args: str) -> Any:

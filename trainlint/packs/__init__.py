@@ -132,7 +132,9 @@ def describe_pack(path: Path) -> dict[str, Any]:
     pack = load_pack(path)
     manifest = pack.manifest
     info = manifest.info if manifest else None
-    trainlint_data = pack.data.get("trainlint", {})
+    trainlint_data = pack.data.get("trainlint")
+    if not isinstance(trainlint_data, dict):  # layering refuses it; inspect shows what is there
+        trainlint_data = {}
     return {
         "name": pack.name,
         "version": info.version if info else None,

@@ -14,6 +14,11 @@ Follows OPA's bundle format (management-bundles docs; ``v1/bundle/bundle.go`` in
 
 ``data.yaml``/``data.yml`` are refused (OPA would load them; trainlint reads JSON only), as are
 nested ``.manifest`` or ``*signatures.json`` files, which OPA would take for the bundle's own.
+
+Every JSON file of a pack is read by ``load_json``: its nesting is measured on the text before
+it is parsed (a ``data.json`` nesting 5,000 levels is a PolicyError, not a RecursionError), and
+a ``data.json`` counts its directory levels too, since that is where its data sits. Paths may
+nest ``Limits.path_depth`` folders.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import os
 import re
 import zlib
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
@@ -39,6 +45,8 @@ MANIFEST = ".manifest"
 SIGNATURES = ".signatures.json"
 DATA_FILE = "data.json"
 MiB = 1024 * 1024
+MAX_JSON_DEPTH = 64
+"""How deep a pack's data may nest, its data.json's folders included (regorus reads 128)."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +56,7 @@ class Limits:
     member_bytes: int = 16 * MiB
     total_bytes: int = 64 * MiB
     members: int = 10_000
+    path_depth: int = 32
 
 
 DEFAULT_LIMITS = Limits()
@@ -104,7 +113,7 @@ def read_directory(root: Path, limits: Limits = DEFAULT_LIMITS) -> dict[str, byt
     ``.signatures.json``) and ``__pycache__`` are not part of it; links are refused."""
     files: dict[str, bytes] = {}
     total = 0
-    for file in _walk(root, root):
+    for file in _walk(root, root, limits.path_depth):
         name = file.relative_to(root).as_posix()
         size = file.stat().st_size
         total += size
@@ -116,16 +125,18 @@ def read_directory(root: Path, limits: Limits = DEFAULT_LIMITS) -> dict[str, byt
     return files
 
 
-def _walk(root: Path, folder: Path) -> list[Path]:
+def _walk(root: Path, folder: Path, depth: int) -> list[Path]:
     found: list[Path] = []
     for entry in sorted(folder.iterdir()):
         rel = entry.relative_to(root).as_posix()
+        if depth <= 0:
+            raise PolicyError(f"{root}: {rel!r} nests folders deeper than the limit; refused")
         if entry.is_symlink():
             raise PolicyError(f"{root}: {rel!r} is a symbolic link (a bundle holds plain files)")
         if entry.name == "__pycache__" or (entry.name.startswith(".") and rel not in _DOTFILES):
             continue
         if entry.is_dir():
-            found.extend(_walk(root, entry))
+            found.extend(_walk(root, entry, depth - 1))
         elif entry.is_file():
             found.append(entry)
         else:
@@ -147,7 +158,7 @@ def read_archive(archive: Path, limits: Limits = DEFAULT_LIMITS) -> dict[str, by
             capped = _Capped(unzipped, limits.total_bytes + 16 * MiB, archive)
             with tarfile.open(fileobj=cast("IO[bytes]", capped), mode="r|") as tar:
                 for member in tar:
-                    name = _member_name(archive, member)
+                    name = _member_name(archive, member, limits.path_depth)
                     if member.isdir():
                         continue
                     total += member.size
@@ -181,7 +192,7 @@ class _Capped(io.RawIOBase):
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
-def _member_name(archive: Path, member: tarfile.TarInfo) -> str:
+def _member_name(archive: Path, member: tarfile.TarInfo, depth: int) -> str:
     """The member's bundle path; PolicyError naming it when it is unsafe or not a file."""
     import tarfile
 
@@ -204,6 +215,8 @@ def _member_name(archive: Path, member: tarfile.TarInfo) -> str:
         raise PolicyError(f"{where} climbs out of the bundle with '..'; refused")
     if not parts and not member.isdir():
         raise PolicyError(f"{where} has an empty name; refused")
+    if len(parts) > depth:
+        raise PolicyError(f"{where} nests deeper than {depth} folders; refused")
     return "/".join(parts)
 
 
@@ -225,9 +238,7 @@ def parse_manifest(files: dict[str, bytes], origin: str) -> Manifest | None:
     if raw is None:
         return None
     try:
-        manifest = Manifest.model_validate(json.loads(_text(raw, f"{origin}/{MANIFEST}")))
-    except json.JSONDecodeError as exc:
-        raise PolicyError(f"{origin}/{MANIFEST}: invalid JSON: {exc}") from None
+        manifest = Manifest.model_validate(load_json(raw, f"{origin}/{MANIFEST}"))
     except ValidationError as exc:
         detail = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(root)'}: {e['msg']}"
                            for e in exc.errors())  # fmt: skip
@@ -270,11 +281,8 @@ def merge_data(files: dict[str, bytes], origin: str) -> dict[str, Any]:
         if name.rsplit("/", 1)[-1] != DATA_FILE:
             continue
         where = f"{origin}/{name}"
-        try:
-            value = json.loads(_text(files[name], where))
-        except json.JSONDecodeError as exc:
-            raise PolicyError(f"{where}: invalid JSON: {exc}") from None
         key = [part for part in name.split("/")[:-1] if part]
+        value = load_json(files[name], where, MAX_JSON_DEPTH - len(key))
         if not key and not isinstance(value, dict):
             raise PolicyError(f"{where}: data.json must hold a JSON object")
         for part in reversed(key):
@@ -341,6 +349,35 @@ def _release(version: str) -> tuple[int, ...]:
     while len(parts) > 1 and parts[-1] == 0:
         parts.pop()
     return tuple(parts)
+
+
+def load_json(raw: bytes, where: str, depth: int = MAX_JSON_DEPTH) -> Any:
+    """A pack's JSON file: UTF-8, nesting at most ``depth`` levels (measured before parsing),
+    no NaN or Infinity; PolicyError saying what is wrong."""
+    text = _text(raw, where)
+    check_depth(text, where, depth)
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:  # also a 5,000-digit number (ValueError)
+        raise PolicyError(f"{where}: invalid JSON: {exc}") from None
+
+
+# A string (an unterminated one runs to the end of the text), as an unrolled loop: linear.
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_DELTA = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def check_depth(text: str, where: str, depth: int) -> None:
+    """PolicyError when the JSON ``text`` nests arrays and objects deeper than ``depth``."""
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    deepest = max(accumulate(map(_DELTA.__getitem__, brackets)), default=0)
+    if deepest > depth:
+        raise PolicyError(f"{where}: nests deeper than {max(depth, 0)} levels; refused")
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 def _text(raw: bytes, where: str) -> str:

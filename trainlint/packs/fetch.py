@@ -13,6 +13,10 @@ written atomically (a temporary file in the same directory, then ``os.replace``)
   OPA bundle service implements). If the server cannot be reached (or answers 5xx), the cached
   copy is used and a warning logged; without one the error names the URL.
 * ``offline=True`` never touches the network: the cached copy or an error.
+* The body is read raw and bounded as it arrives: at most ``max_bytes`` on the wire and, after
+  one ``gzip``/``deflate`` content coding (decoded here with an output cap, never by httpx,
+  which inflates a whole chunk at once), at most ``max_bytes`` decoded; ``gzip, gzip`` or any
+  other coding is refused. The sha256 is computed as the bytes arrive.
 * The pin is checked on every use, downloaded or cached; so is the signature when
   ``public_key`` is configured (for any kind of source), by ``signing.verify_bundle``.
 * Messages show URLs without user-info, query or fragment (where tokens live).
@@ -21,11 +25,13 @@ written atomically (a temporary file in the same directory, then ``os.replace``)
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import os
 import tempfile
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
@@ -44,6 +50,8 @@ MAX_BUNDLE_BYTES = 64 * 1024 * 1024
 MAX_REDIRECTS = 5
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 _GZIP_MAGIC = b"\x1f\x8b"
+_CHUNK = 1 << 16
+_CODINGS = {"gzip": zlib.MAX_WBITS | 16, "x-gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS}
 
 Verify = Callable[[Path], None]
 
@@ -64,16 +72,21 @@ def resolve(
     offline: bool = False,
     timeout: float = TIMEOUT_S,
     max_bytes: int = MAX_BUNDLE_BYTES,
+    repository: Path | None = None,
 ) -> Path:
     """The local bundle path of ``source``, checked against its pin and signature.
 
     ``config_root`` is the directory of the config that lists the source: ``path`` and
     ``public_key`` are relative to it. ``cache_dir`` defaults to :func:`cache_dir`; ``offline``
     uses only the cache; ``timeout`` bounds each network operation (connect, each read), in
-    seconds; ``max_bytes`` is the largest bundle accepted. Raises PolicyError with a one-line
-    reason.
+    seconds; ``max_bytes`` is the largest bundle accepted. With ``repository`` (a source the
+    repository's own config lists), its path and key file must lie inside that folder: a pull
+    request must not make trainlint read ``/home/runner`` as pack data. Raises PolicyError
+    with a one-line reason.
     """
     cache = cache_dir if cache_dir is not None else _default_cache_dir()
+    if repository is not None:
+        _inside_repository(source, config_root, repository)
     verify = _signature_check(source, config_root)
     if source.url is not None:
         return _fetch(source, _Limits(timeout, max_bytes), cache, offline, verify)
@@ -82,7 +95,7 @@ def resolve(
     else:
         path = local_path(source.path or "", config_root)
     if source.sha256 is not None:
-        _check_pin(path, source.sha256, str(path))
+        _check_pin(path, source.sha256, str(path), max_bytes)
     verify(path)
     return path
 
@@ -154,7 +167,7 @@ def _fetch(source: PackSource, limits: _Limits, cache: Path, offline: bool, veri
     if offline:
         return _use_cache(entry, source, shown, verify, "offline mode")
     try:
-        status, body, etag = _download(url, entry.revalidation_etag(source.sha256), limits)
+        status, body, digest, etag = _download(url, entry.revalidation_etag(source.sha256), limits)
     except _Unreachable as exc:
         if entry.read() is None:
             raise PolicyError(f"pack {shown}: {exc}, and there is no cached copy") from exc
@@ -164,8 +177,8 @@ def _fetch(source: PackSource, limits: _Limits, cache: Path, offline: bool, veri
         return _use_cache(entry, source, shown, verify, "HTTP 304 without a cached copy")
     if not body.startswith(_GZIP_MAGIC):
         raise PolicyError(f"pack {shown}: the response is not a gzip bundle (.tar.gz)")
-    if source.sha256 is not None:
-        _check_digest(_sha256(body), source.sha256, f"{shown} (downloaded)")
+    if source.sha256 is not None:  # hashed as it arrived, after the size caps
+        _check_digest(digest, source.sha256, f"{shown} (downloaded)")
     try:
         staged = _atomic_write(entry.body, body, keep_staged=True)
     except OSError as exc:
@@ -206,8 +219,12 @@ class _Unreachable(Exception):
     """The server could not be reached or failed (5xx): a cached copy may stand in."""
 
 
-def _download(url: str, etag: str | None, limits: _Limits) -> tuple[int, bytes, str | None]:
-    """``(status, body, etag)`` of a 200 or 304, following redirects that pass the URL check."""
+_Download = tuple[int, bytes, str, str | None]
+"""The status, body, body's sha256 and ETag of a 200 or 304."""
+
+
+def _download(url: str, etag: str | None, limits: _Limits) -> _Download:
+    """The answer to a GET of ``url``, following redirects that pass the URL check."""
     headers = {"User-Agent": f"trainlint/{__version__}", "Accept-Encoding": "identity"}
     if etag is not None:
         headers["If-None-Match"] = etag
@@ -227,10 +244,11 @@ def _download(url: str, etag: str | None, limits: _Limits) -> tuple[int, bytes, 
     raise PolicyError(f"pack {display_url(url)}: more than {MAX_REDIRECTS} redirects")
 
 
-def _read(response: httpx.Response, shown: str, max_bytes: int) -> tuple[int, bytes, str | None]:
+def _read(response: httpx.Response, shown: str, max_bytes: int) -> _Download:
+    """The body read raw, capped on the wire and once decoded, and hashed as it arrives."""
     status = response.status_code
     if status == 304:
-        return status, b"", response.headers.get("etag")
+        return status, b"", "", response.headers.get("etag")
     if status >= 500:
         raise _Unreachable(f"the server answered HTTP {status}")
     if status != 200:
@@ -238,12 +256,55 @@ def _read(response: httpx.Response, shown: str, max_bytes: int) -> tuple[int, by
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > max_bytes:
         raise _too_big(shown, max_bytes)
-    body = bytearray()
-    for chunk in response.iter_bytes():
-        body += chunk
-        if len(body) > max_bytes:
+    decode = _decoder(response.headers.get("content-encoding", ""), shown)
+    body, digest, received = bytearray(), hashlib.sha256(), 0
+    for raw in itertools.chain(response.iter_raw(_CHUNK), [None]):  # None: the end
+        received += len(raw or b"")
+        if received > max_bytes:
             raise _too_big(shown, max_bytes)
-    return status, bytes(body), response.headers.get("etag")
+        for piece in decode(raw):
+            body += piece
+            digest.update(piece)
+            if len(body) > max_bytes:
+                raise _too_big(shown, max_bytes)
+    return status, bytes(body), digest.hexdigest(), response.headers.get("etag")
+
+
+_Decode = Callable[[bytes | None], Iterator[bytes]]
+"""Raw bytes in (None at the end), decoded pieces out."""
+
+
+def _decoder(header: str, shown: str) -> _Decode:
+    """The decoder of a Content-Encoding: identity, or one gzip/deflate coding whose output is
+    produced at most ``_CHUNK`` bytes at a time (an inflating bomb stops at ``max_bytes``)."""
+    named = (coding.strip().lower() for coding in header.split(","))
+    codings = [coding for coding in named if coding not in ("", "identity")]
+    if not codings:
+        return _identity
+    if len(codings) > 1 or codings[0] not in _CODINGS:
+        raise PolicyError(
+            f"pack {shown}: unsupported Content-Encoding {header.strip()!r} (trainlint asks for "
+            "identity and reads at most one gzip or deflate coding); refused"
+        )
+    inflater = zlib.decompressobj(_CODINGS[codings[0]])
+
+    def inflate(raw: bytes | None) -> Iterator[bytes]:
+        try:
+            if raw is None:
+                yield inflater.flush(_CHUNK)
+                return
+            while raw:
+                yield inflater.decompress(raw, _CHUNK)
+                raw = inflater.unconsumed_tail
+        except zlib.error as exc:
+            raise PolicyError(f"pack {shown}: the {codings[0]} coding is corrupt: {exc}") from None
+
+    return inflate
+
+
+def _identity(raw: bytes | None) -> Iterator[bytes]:
+    if raw:
+        yield raw
 
 
 def _too_big(shown: str, max_bytes: int) -> PolicyError:
@@ -261,10 +322,21 @@ def _check_url(url: str, shown: str) -> None:
     )
 
 
-def _check_pin(path: Path, expected: str, label: str) -> None:
+def _check_pin(path: Path, expected: str, label: str, max_bytes: int) -> None:
+    """The pin of a local bundle, hashed in chunks and no further than ``max_bytes``."""
     if not path.is_file():
         raise PolicyError(f"pack {label}: sha256 pins a .tar.gz bundle, not a directory")
-    _check_digest(_sha256(path.read_bytes()), expected, label)
+    digest, size = hashlib.sha256(), 0
+    try:
+        with path.open("rb") as stream:
+            while chunk := stream.read(_CHUNK):
+                size += len(chunk)
+                if size > max_bytes:
+                    raise _too_big(label, max_bytes)
+                digest.update(chunk)
+    except OSError as exc:
+        raise PolicyError(f"pack {label}: cannot read: {type(exc).__name__}") from None
+    _check_digest(digest.hexdigest(), expected, label)
 
 
 def _check_digest(actual: str, expected: str, label: str) -> None:
@@ -272,6 +344,19 @@ def _check_digest(actual: str, expected: str, label: str) -> None:
         raise PolicyError(
             f"pack {label}: sha256 mismatch: expected {expected.lower()}, got {actual}"
         )
+
+
+def _inside_repository(source: PackSource, config_root: Path, repository: Path) -> None:
+    root = repository.resolve()
+    for label, written in (("path", source.path), ("public-key", source.public_key)):
+        if written is None:
+            continue
+        real = (config_root / Path(written).expanduser()).resolve()
+        if real != root and root not in real.parents:
+            raise PolicyError(
+                f"pack {label} {written!r} is outside the repository ({root}); not read "
+                "(name a pack outside it with --pack or TRAINLINT_PACKS, or by url)"
+            )
 
 
 def _signature_check(source: PackSource, config_root: Path) -> Verify:

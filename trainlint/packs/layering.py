@@ -13,20 +13,41 @@ that may only shrink) or ``exact``. A locked rule always runs: ``select``/``igno
 per-file-ignores, inline ignores and baseline entries cannot turn it off, and a waiver
 suppresses it only when its ``approved_by`` is one of the pack's approvers. Whatever loosens a
 lock is not applied, and is reported as a :class:`Violation` (TL906) naming the lock and the
-pack; tightening is always allowed.
+pack; tightening is always allowed. Replacing a parameter group that holds a locked parameter
+with something that is not an object loosens every lock in it.
+
+Merging is type-safe and no pack changes another's code or data except through params:
+
+- a parameter keeps its kind (a number stays a number, an object an object, key by key); a
+  different kind is a PolicyError, unless a lock reports it first;
+- data other than params and locks is each pack's own: a path two packs set is a PolicyError;
+  the locks in the layered data keep the lowest layer's entry, as ``Locks`` does;
+- each pack's modules keep their names (``<pack>/<file>``); two packs may not have the same
+  name, nor give two modules the same key;
+- no package of a pack may be, contain or sit inside a package of another pack (it could add
+  a rule such as ``exempt := true`` that silences the other pack's findings), nor a path where
+  another pack has data (regopy lets a rule shadow data: a package ``trainlint.params`` would
+  replace locked parameters), nor be anywhere at or under ``data.trainlint.params`` and
+  ``data.trainlint.locks``, which only layering writes.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import reprlib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from trainlint.errors import PolicyError
-from trainlint.packs import Pack, RuleMeta
+from trainlint.packs import Pack, RuleMeta, module_package
 
 DIRECTIONS = ("max", "min", "superset", "subset", "exact")
+LAYERED = ("params", "locks")
+"""The keys of ``data.trainlint`` that layering writes: no pack's package may touch them."""
+
+_SHOWN = reprlib.Repr()
+_SHOWN.maxstring = _SHOWN.maxother = 60
 
 
 @dataclass(frozen=True)
@@ -68,6 +89,10 @@ def layer(packs: Sequence[Pack]) -> tuple[Pack, Locks, list[Violation]]:
     in order under the locks of the packs below, locks accumulated."""
     if not packs:
         raise PolicyError("no policy pack to layer")
+    _check_names(packs)
+    for index, pack in enumerate(packs):
+        _check_trainlint_data(pack, groups=index == 0)
+        _check_reserved_packages(pack)
     combined, locks = packs[0], Locks()
     _add_locks(locks, packs[0])
     violations: list[Violation] = []
@@ -86,45 +111,78 @@ def override_params(
     base: dict[str, Any], changes: dict[str, Any], locks: Locks, where: str
 ) -> tuple[dict[str, Any], list[Violation]]:
     """``base`` with ``changes`` applied group by group; a change that loosens a lock is left
-    out and returned as a violation."""
+    out and returned as a violation. A group that is not an object loosens the locks in it
+    (and is a PolicyError where there is none); a value of another kind is a PolicyError."""
     merged = {group: dict(values) if isinstance(values, dict) else values
               for group, values in base.items()}  # fmt: skip
     violations = []
     for group, values in changes.items():
         if not isinstance(values, dict):
-            merged[group] = values
+            violations += _replaced_group(group, values, locks, where)
             continue
         target = merged.setdefault(group, {})
+        if not isinstance(target, dict):
+            raise PolicyError(f"params.{group} is {_kind(target)}, not an object of parameters")
         for key, value in values.items():
             lock = locks.params.get(f"{group}.{key}")
             problem = loosens(lock, value) if lock else None
             if lock and problem:
                 violations.append(Violation(f"params.{lock.path}", lock.pack, problem, where))
-            else:
-                target[key] = value
+                continue
+            if key in target and not same_kind(target[key], value):
+                raise PolicyError(
+                    f"{where}: params.{group}.{key}: {_shown(value)} is not the kind of value "
+                    f"{_shown(target[key])} is"
+                )
+            target[key] = value
     return merged, violations
+
+
+def _replaced_group(group: str, value: Any, locks: Locks, where: str) -> list[Violation]:
+    """The violations of a group replaced by a non-object; PolicyError when nothing is locked."""
+    locked = [lock for path, lock in sorted(locks.params.items())
+              if path.partition(".")[0] == group]  # fmt: skip
+    detail = f"replaces params.{group} with {_kind(value)}, not an object of parameters"
+    if not locked:
+        raise PolicyError(f"{where}: {detail}")
+    return [Violation(f"params.{lock.path}", lock.pack, detail, where) for lock in locked]
+
+
+def same_kind(old: Any, new: Any) -> bool:
+    """JSON kinds match, objects key by key; numbers are one kind, and a null default takes a
+    number or a null."""
+    number = (int, float)
+    if old is None:
+        return new is None or (isinstance(new, number) and not isinstance(new, bool))
+    if isinstance(old, bool) or isinstance(new, bool):
+        return isinstance(old, bool) and isinstance(new, bool)
+    if isinstance(old, number):
+        return isinstance(new, number) or new is None
+    if isinstance(old, dict) and isinstance(new, dict):
+        return all(same_kind(old[key], item) for key, item in new.items() if key in old)
+    return isinstance(new, type(old))
 
 
 def loosens(lock: ParamLock, value: Any) -> str | None:
     """Why ``value`` loosens ``lock``, or None when it keeps or tightens it."""
-    locked = lock.value
+    locked, shown, was = lock.value, _shown(value), _shown(lock.value)
     if lock.direction == "exact":
-        return None if value == locked else f"{value!r} differs from the locked {locked!r}"
+        return None if value == locked else f"{shown} differs from the locked {was}"
     if lock.direction in ("max", "min"):
         if not _number(value) or not _number(locked):
-            return None if value == locked else f"{value!r} is not a number like {locked!r}"
+            return None if value == locked else f"{shown} is not a number like {was}"
         if lock.direction == "max" and value > locked:
-            return f"{value!r} is above the locked maximum {locked!r}"
+            return f"{shown} is above the locked maximum {was}"
         if lock.direction == "min" and value < locked:
-            return f"{value!r} is below the locked minimum {locked!r}"
+            return f"{shown} is below the locked minimum {was}"
         return None
     if not isinstance(value, list) or not isinstance(locked, list):
-        return f"{value!r} is not a list like {locked!r}"
+        return f"{shown} is not a list like {was}"
     if lock.direction == "superset":
         missing = [item for item in locked if item not in value]
-        return f"drops the locked {missing!r}" if missing else None
+        return f"drops the locked {_shown(missing)}" if missing else None
     extra = [item for item in value if item not in locked]
-    return f"adds {extra!r} beyond the locked {locked!r}" if extra else None
+    return f"adds {_shown(extra)} beyond the locked {was}" if extra else None
 
 
 def with_params(pack: Pack, params: dict[str, Any]) -> Pack:
@@ -133,21 +191,25 @@ def with_params(pack: Pack, params: dict[str, Any]) -> Pack:
 
 
 def _params(pack: Pack) -> dict[str, Any]:
-    value = pack.data.get("trainlint", {}).get("params", {})
+    value = _trainlint(pack).get("params", {})
     return value if isinstance(value, dict) else {}
 
 
 def _unite(base: Pack, pack: Pack) -> Pack:
-    """Both packs' modules (named by pack, so files never collide), tests and rules (ids and
-    slugs must not repeat); data other than params merged, the later pack winning. The locks
-    stay in the data, so a layered pack can be layered again (``pack test``, then a repo's
-    config) without losing them."""
-    modules = {**base.modules, **{_module_name(pack, f): s for f, s in pack.modules.items()}}
-    tests = {**base.tests, **{_module_name(pack, f): s for f, s in pack.tests.items()}}
+    """Both packs' modules and tests (named by pack; a repeated name is a PolicyError) and
+    rules (ids and slugs must not repeat); data other than params merged where the packs do
+    not overlap. The locks stay in the data, so a layered pack can be layered again (``pack
+    test``, then a repo's config) without losing them."""
     rules = _unique_rules([*base.rules, *pack.rules], pack)
-    data = _deep_merge(base.data, pack.data)
+    modules = _add_modules(base.modules, pack, pack.modules)
+    tests = _add_modules(base.tests, pack, pack.tests)
+    _check_packages(base, pack)
+    data = _merge_owned(_own_data(base.data), _own_data(pack.data), pack.name, "")
     trainlint = dict(data.get("trainlint", {}))
     trainlint["params"] = _params(base)  # params go through override_params and the locks
+    locks = _merge_locks(_trainlint(base).get("locks"), _trainlint(pack).get("locks"))
+    if locks is not None:
+        trainlint["locks"] = locks
     return dataclasses.replace(
         base,
         name=f"{base.name}+{pack.name}",
@@ -160,6 +222,157 @@ def _unite(base: Pack, pack: Pack) -> Pack:
 
 def _module_name(pack: Pack, file: str) -> str:
     return f"{pack.name}/{file}"
+
+
+def _add_modules(base: dict[str, str], pack: Pack, files: dict[str, str]) -> dict[str, str]:
+    """``base`` and ``pack``'s files under ``<pack>/``; a key already taken is a PolicyError
+    (a pack named ``lib`` would otherwise replace the builtin ``lib/fmt.rego``)."""
+    added = {_module_name(pack, file): source for file, source in files.items()}
+    taken = sorted(set(added) & set(base))
+    if taken:
+        raise PolicyError(
+            f"pack {pack.name!r}: module {taken[0]!r} would replace a module of an earlier pack; "
+            "rename the pack (manifest metadata.name) or the file"
+        )
+    return {**base, **added}
+
+
+def _check_names(packs: Sequence[Pack]) -> None:
+    """Locks, TL906 and module keys name packs: two packs may not share a name."""
+    seen: set[str] = set()
+    for pack in packs:
+        if pack.name in seen:
+            raise PolicyError(
+                f"two packs are named {pack.name!r} ({pack.origin or 'no origin'}); each pack "
+                "needs its own name (manifest metadata.name)"
+            )
+        seen.add(pack.name)
+
+
+def _check_trainlint_data(pack: Pack, *, groups: bool) -> None:
+    """``data.trainlint``, its params and locks are objects (and, in the lowest pack, every
+    parameter group): trainlint reads them as such."""
+    trainlint = pack.data.get("trainlint", {})
+    if not isinstance(trainlint, dict):
+        raise PolicyError(
+            f"pack {pack.name!r}: data.trainlint is {_kind(trainlint)}, not an object"
+        )
+    for key in LAYERED:
+        value = trainlint.get(key, {})
+        if not isinstance(value, dict):
+            raise PolicyError(
+                f"pack {pack.name!r}: data.trainlint.{key} is {_kind(value)}, not an object"
+            )
+    for group, values in trainlint.get("params", {}).items() if groups else ():
+        if not isinstance(values, dict):
+            raise PolicyError(
+                f"pack {pack.name!r}: params.{group} is {_kind(values)}, not an object of "
+                "parameters"
+            )
+
+
+def _check_reserved_packages(pack: Pack) -> None:
+    """No package at, above or below the data layering writes (``trainlint.params``...)."""
+    reserved = [("trainlint", key) for key in LAYERED]
+    for file, package in _packages(pack):
+        parts = tuple(package.split("."))
+        for path in reserved:
+            if _related(parts, path):
+                raise PolicyError(
+                    f"pack {pack.name!r}: {file}: package {package} overlaps "
+                    f"data.{'.'.join(path)}, which only layering writes"
+                )
+
+
+def _check_packages(base: Pack, pack: Pack) -> None:
+    """``pack``'s packages touch no package and no data of the packs below, and its data no
+    package of theirs."""
+    below = [(file, tuple(package.split("."))) for file, package in _packages(base)]
+    for file, package in _packages(pack):
+        parts = tuple(package.split("."))
+        for other_file, other in below:
+            if _related(parts, other):
+                raise PolicyError(
+                    f"pack {pack.name!r}: {file}: package {package} overlaps package "
+                    f"{'.'.join(other)} of an earlier pack ({other_file}); a pack may not add "
+                    "rules to another pack's packages"
+                )
+        if _reaches(base.data, parts):
+            raise PolicyError(
+                f"pack {pack.name!r}: {file}: package {package} overlaps data that an earlier "
+                "pack sets"
+            )
+    for other_file, other in below:
+        if _reaches(pack.data, other):
+            raise PolicyError(
+                f"pack {pack.name!r}: its data at /{'/'.join(other)} overlaps package "
+                f"{'.'.join(other)} of an earlier pack ({other_file})"
+            )
+
+
+def _packages(pack: Pack) -> Iterable[tuple[str, str]]:
+    """(file, package) of each module; a module without one was refused when it was loaded."""
+    for file, source in sorted(pack.modules.items()):
+        package = module_package(source)
+        if package is not None:
+            yield file, package
+
+
+def _related(path: tuple[str, ...], other: tuple[str, ...]) -> bool:
+    """One path is the other or contains it."""
+    shorter = min(len(path), len(other))
+    return path[:shorter] == other[:shorter]
+
+
+def _reaches(data: Any, path: tuple[str, ...]) -> bool:
+    """Whether data is set at ``path``, inside it or above it (a leaf on the way)."""
+    node = data
+    for part in path:
+        if not isinstance(node, dict):
+            return True
+        if part not in node:
+            return False
+        node = node[part]
+    return True
+
+
+def _own_data(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` without what layering merges itself (``trainlint.params`` and ``.locks``)."""
+    trainlint = data.get("trainlint")
+    if not isinstance(trainlint, dict):
+        return data
+    rest = {key: value for key, value in trainlint.items() if key not in LAYERED}
+    return {**data, "trainlint": rest}
+
+
+def _merge_owned(base: dict[str, Any], top: dict[str, Any], name: str, at: str) -> dict[str, Any]:
+    """``base`` and ``top`` merged where they are both objects; a value both set is a
+    PolicyError (a later pack may not replace an earlier pack's data)."""
+    merged = dict(base)
+    for key, value in top.items():
+        path = f"{at}/{key}"
+        if key not in merged:
+            merged[key] = value
+        elif isinstance(merged[key], dict) and isinstance(value, dict):
+            merged[key] = _merge_owned(merged[key], value, name, path)
+        else:
+            raise PolicyError(
+                f"pack {name!r}: data at {path} is already set by an earlier pack; only "
+                "data.trainlint.params may change it (under its locks)"
+            )
+    return merged
+
+
+def _merge_locks(base: Any, top: Any) -> dict[str, Any] | None:
+    """The locks of both packs, the lower layer's entry kept (as ``_add_locks`` keeps it)."""
+    if base is None and top is None:
+        return None
+    below, above = base or {}, top or {}
+    return {
+        part: {**(above.get(part) or {}), **(below.get(part) or {})}
+        for part in ("params", "rules")
+        if part in below or part in above
+    }
 
 
 def _unique_rules(rules: Sequence[RuleMeta], pack: Pack) -> list[RuleMeta]:
@@ -179,7 +392,7 @@ def _unique_rules(rules: Sequence[RuleMeta], pack: Pack) -> list[RuleMeta]:
 def _add_locks(locks: Locks, pack: Pack) -> None:
     """Read ``data.trainlint.locks``; the locked value is the pack's own parameter value
     (after the layers below it), so a later pack cannot re-lock at a looser value."""
-    raw = pack.data.get("trainlint", {}).get("locks")
+    raw = _trainlint(pack).get("locks")
     if raw is None:
         return
     if not isinstance(raw, dict) or set(raw) - {"params", "rules"}:
@@ -202,10 +415,22 @@ def _add_locks(locks: Locks, pack: Pack) -> None:
         )
 
 
-def _deep_merge(base: Any, top: Any) -> Any:
-    if isinstance(base, dict) and isinstance(top, dict):
-        return {**base, **{k: _deep_merge(base.get(k), v) for k, v in top.items()}}
-    return top
+def _trainlint(pack: Pack) -> dict[str, Any]:
+    value = pack.data.get("trainlint", {})
+    return value if isinstance(value, dict) else {}
+
+
+def _kind(value: Any) -> str:
+    """A JSON value's kind and a short form of it, for messages."""
+    kinds = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}
+    kind = next((name for cls, name in kinds.items() if isinstance(value, cls)), None)
+    if kind is None:
+        kind = "null" if value is None else "a number"
+    return f"{kind} ({_shown(value)})"
+
+
+def _shown(value: Any) -> str:
+    return _SHOWN.repr(value)
 
 
 def _number(value: Any) -> bool:

@@ -28,7 +28,14 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 from trainlint.errors import PolicyError
-from trainlint.packs.bundle import SIGNATURES, read_bundle, read_directory
+from trainlint.packs.bundle import (
+    MAX_JSON_DEPTH,
+    SIGNATURES,
+    check_depth,
+    load_json,
+    read_bundle,
+    read_directory,
+)
 
 Algorithm = Literal["RS256", "ES256", "HS256"]
 ALGORITHMS: tuple[Algorithm, ...] = ("RS256", "ES256", "HS256")
@@ -125,10 +132,12 @@ def _structured(name: str) -> bool:
 
 
 def normal_form(content: bytes, name: str = "") -> bytes:
-    """OPA's hashing walk of a JSON document, as bytes."""
+    """OPA's hashing walk of a JSON document, as bytes (nesting bounded before it is parsed)."""
     try:
+        text = content.decode("utf-8-sig")
+        check_depth(text, name, MAX_JSON_DEPTH)
         value = json.loads(
-            content.decode("utf-8-sig"),
+            text,
             parse_int=_Number,
             parse_float=_Number,
             parse_constant=_no_constant,
@@ -235,9 +244,9 @@ def _token(raw: bytes | None, path: Path) -> str:
     if raw is None:
         raise PolicyError(f"{path}: bundle is not signed (no {SIGNATURES})")
     try:
-        document = json.loads(raw)
+        document = load_json(raw, f"{path}: {SIGNATURES}")
         tokens = document["signatures"]
-    except (ValueError, TypeError, KeyError):
+    except (TypeError, KeyError):
         raise PolicyError(f'{path}: {SIGNATURES} is not {{"signatures": [JWT]}}') from None
     if not isinstance(tokens, list) or len(tokens) != 1 or not isinstance(tokens[0], str):
         raise PolicyError(f"{path}: {SIGNATURES} must hold exactly one JWT (as OPA requires)")
@@ -249,6 +258,8 @@ def _decode(token: str, key: str | bytes, alg: Algorithm, path: Path) -> dict[st
         header = jwt.get_unverified_header(token)
     except jwt.PyJWTError as exc:
         raise PolicyError(f"{path}: {SIGNATURES}: malformed JWT: {exc}") from None
+    except RecursionError:  # a header nesting thousands of levels
+        raise PolicyError(f"{path}: {SIGNATURES}: malformed JWT: nested too deeply") from None
     if header.get("alg") != alg:
         raise PolicyError(f"{path}: signed with {header.get('alg')}, expected {alg}")
     verify_key = key.encode() if isinstance(key, str) and alg == "HS256" else key
@@ -262,6 +273,8 @@ def _decode(token: str, key: str | bytes, alg: Algorithm, path: Path) -> dict[st
         raise PolicyError(f"{path}: signature does not verify with this key") from None
     except jwt.PyJWTError as exc:
         raise PolicyError(f"{path}: signature refused: {exc}") from None
+    except RecursionError:
+        raise PolicyError(f"{path}: signature refused: its payload nests too deeply") from None
     return payload
 
 
