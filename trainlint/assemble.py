@@ -13,7 +13,7 @@ import os
 import re
 import stat
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,15 @@ from typing import Any
 from pydantic import ValidationError
 
 from trainlint.config import RepoConfig
-from trainlint.discover import resolved
+from trainlint.discover import (
+    Candidates,
+    NotRegularFile,
+    checked_roots,
+    inside,
+    kind_of,
+    open_regular,
+    resolved,
+)
 from trainlint.job import (
     Feature,
     Job,
@@ -57,11 +65,17 @@ def display(path: Path) -> str:
 
 @dataclass
 class Workspace:
-    """Documents read so far, keyed by resolved path, so each file is parsed once per run."""
+    """Documents read so far, keyed by resolved path, so each file is parsed once per run.
+
+    A reference is read only when its real path lies inside ``roots`` (the run's checked
+    roots, ``discover.checked_roots``; set by ``assemble`` from the paths it is given): one
+    that a ``..``, a symlink or an absolute path leads out of the repository is unresolved,
+    with the reason, and never opened."""
 
     root: Path = field(default_factory=Path.cwd)
     config: RepoConfig = field(default_factory=RepoConfig)
     documents: dict[Path, Document | Skipped] = field(default_factory=dict)
+    roots: tuple[Path, ...] = ()
 
     def load(self, path: Path) -> Document | Skipped:
         key = resolved(path)
@@ -73,35 +87,31 @@ class Workspace:
             self.documents[key] = read_file(path, forced)
         return self.documents[key]
 
+    def admit(self, paths: Sequence[Path]) -> None:
+        """Take the checked roots of the paths a run was given (once, the first time)."""
+        if not self.roots:
+            roots = paths.roots if isinstance(paths, Candidates) else checked_roots(paths)
+            self.roots = roots or (resolved(self.root),)
+
+    def admits(self, path: Path) -> bool:
+        """Whether ``path`` resolves inside the repository (the checked roots)."""
+        real = resolved(path)
+        return any(inside(real, root) for root in self.roots or (resolved(self.root),))
+
     def resolve_reference(self, written: str, referrer: Path) -> Path | None:
         """A referenced path as written, tried from the referrer's folder up to the root."""
-        candidate = Path(os.path.expanduser(written))
-        if candidate.is_absolute():
-            return candidate if _regular_file(candidate) else None
-        for base in [referrer.parent, *referrer.parent.parents]:
-            if _regular_file(base / candidate):
-                return base / candidate
-            if resolved(base) == resolved(self.root):
-                break
-        cwd_candidate = self.root / candidate
-        return cwd_candidate if _regular_file(cwd_candidate) else None
+        return self._search(written, referrer)[0]
 
     def locate(self, reference: Reference, referrer: Path) -> Path | None:
         """The file a reference names, tried as its tool would: beside the referrer and up to
         the root, or in the config folder of the Hydra app it anchors to."""
-        if not reference.in_app_config:
-            return self.resolve_reference(reference.path, referrer)
-        app = self.resolve_reference(reference.anchor, referrer) if reference.anchor else None
-        folder = hydra_main_folder(app) if app is not None else None
-        if app is None or folder is None:
-            return None
-        candidate = app.parent / folder / reference.path
-        return candidate if _regular_file(candidate) else None
+        return self._find(reference, referrer)[0]
 
     def unresolvable(self, reference: Reference, referrer: Path) -> str | None:
         """Why a reference that was not found cannot be checked here (so it is no TL904):
-        a path outside the repository (absolute, or in a home folder), or a path relative to
-        an anchor that is not in the repository. None when it should have been found."""
+        a path outside the repository (absolute, in a home folder, or led out by ``..`` or a
+        symlink), or a path relative to an anchor that is not in the repository. None when
+        it should have been found."""
         written = reference.path
         if reference.unresolved is not None:
             return reference.unresolved
@@ -109,12 +119,57 @@ class Workspace:
             return "a path in a home folder, outside the repository"
         if Path(written).is_absolute():
             return "an absolute path, outside the repository (a cluster or container path)"
+        refused = self._find(reference, referrer)[1]
+        if refused is not None:
+            return refused
         app = self.resolve_reference(reference.anchor, referrer) if reference.anchor else None
         if reference.anchor is not None and app is None:
             return f"relative to {reference.anchor}, which is not in the repository"
         if reference.in_app_config and app is not None and hydra_main_folder(app) is None:
             return f"in the config_path of {reference.anchor}'s @hydra.main, which names none"
         return None
+
+    def _find(self, reference: Reference, referrer: Path) -> tuple[Path | None, str | None]:
+        """``locate``'s file, or why an existing one is not read (outside the repository)."""
+        if not reference.in_app_config:
+            return self._search(reference.path, referrer)
+        app = self.resolve_reference(reference.anchor, referrer) if reference.anchor else None
+        folder = hydra_main_folder(app) if app is not None else None
+        if app is None or folder is None:
+            return None, None
+        return self._pick([app.parent / folder / reference.path])
+
+    def _search(self, written: str, referrer: Path) -> tuple[Path | None, str | None]:
+        return self._pick(self._tried(written, referrer))
+
+    def _tried(self, written: str, referrer: Path) -> Iterator[Path]:
+        """Where a written path is looked for: as it is when absolute, else from the
+        referrer's folder up to the root (or a checked root), then under the root when the
+        root is in the repository."""
+        candidate = Path(os.path.expanduser(written))
+        if candidate.is_absolute():
+            yield candidate
+            return
+        tops = {resolved(self.root), *self.roots}
+        for base in [referrer.parent, *referrer.parent.parents]:
+            yield base / candidate
+            if resolved(base) in tops:
+                break
+        if self.admits(self.root):
+            yield self.root / candidate
+
+    def _pick(self, tried: Iterable[Path]) -> tuple[Path | None, str | None]:
+        """The first present file inside the repository; else why the first present one
+        outside it is not read (None when none is present)."""
+        refused: str | None = None
+        for candidate in tried:
+            if not _present(candidate):
+                continue
+            if self.admits(candidate):
+                return candidate, None
+            where = resolved(candidate)
+            refused = refused or f"resolves to {where}, outside the repository; not read"
+        return None, refused
 
 
 _HYDRA_MAIN = re.compile(r"@hydra\.main\(([^)]*)\)")
@@ -124,8 +179,8 @@ _CONFIG_PATH = re.compile(r"config_path\s*=\s*[\"']([^\"']*)[\"']")
 def hydra_main_folder(app: Path) -> str | None:
     """The ``config_path`` of an app's ``@hydra.main(...)``, read as text (never imported)."""
     try:
-        with app.open(encoding="utf-8", errors="replace") as handle:
-            text = handle.read(MAX_BYTES)
+        with open_regular(app) as handle:
+            text = handle.read(MAX_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return None
     decorator = _HYDRA_MAIN.search(text)
@@ -133,12 +188,14 @@ def hydra_main_folder(app: Path) -> str | None:
     return path.group(1) if path else None
 
 
-def _regular_file(path: Path) -> bool:
-    """Only regular files are read: a FIFO or device named ``x.yaml`` would block forever."""
+def _present(path: Path) -> bool:
+    """Whether a reference finds a file at ``path``: anything but a folder or nothing. A FIFO,
+    a device or a symlink loop is found, and ``read_file`` reports it (TL901) without opening
+    it; a dangling link is missing."""
     try:
-        return stat.S_ISREG(path.stat().st_mode)
-    except OSError:
-        return False
+        return not stat.S_ISDIR(path.stat().st_mode)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
 
 
 def read_file(path: Path, forced: str | None = None) -> Document | Skipped:
@@ -155,11 +212,13 @@ def read_file(path: Path, forced: str | None = None) -> Document | Skipped:
     try:
         info = path.stat()
         if not stat.S_ISREG(info.st_mode):
-            return broken(shown, f"not a regular file ({_kind(info.st_mode)}); not read")
+            return broken(shown, f"not a regular file ({kind_of(info.st_mode)}); not read")
         if info.st_size > MAX_BYTES:
             return _oversized(path, shown, info.st_size)
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:  # never blocks: a FIFO swapped in is refused
             raw = handle.read(MAX_BYTES + 1)  # the file may have grown since stat
+    except NotRegularFile as exc:
+        return broken(shown, f"not a regular file ({kind_of(exc.mode)}); not read")
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             return broken(shown, "symlink loop; not read")
@@ -211,7 +270,7 @@ def _oversized(path: Path, shown: str, size: int) -> Document | Skipped:
     """TL901 for a training config over the size limit; any other big file (a checkpoint, a
     dataset) is skipped, its error kept for a job that references it."""
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             head = handle.read(BINARY_SNIFF * 16)
     except OSError:
         head = b""
@@ -226,17 +285,6 @@ def _mib(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MiB ({size:,} bytes)"
 
 
-def _kind(mode: int) -> str:
-    kinds = [
-        (stat.S_ISDIR, "a directory"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-    ]
-    return next((name for test, name in kinds if test(mode)), "a special file")
-
-
 def assemble(paths: Iterable[Path], workspace: Workspace | None = None) -> list[Job]:
     """One job per training file that nothing else references (a launch, a config with run
     settings), holding everything it references; a file only reachable through a cycle, or
@@ -244,6 +292,8 @@ def assemble(paths: Iterable[Path], workspace: Workspace | None = None) -> list[
     with what it references (``python main.py --config fit.yaml`` trains when fit.yaml sets
     the run)."""
     space = workspace or Workspace()
+    paths = paths if isinstance(paths, Candidates) else list(paths)
+    space.admit(paths)
     loaded: dict[Path, tuple[Path, Document]] = {}
     for path in paths:
         doc = space.load(path)

@@ -7,14 +7,15 @@ and TL907 (unsupported-workload) reports each at the line that made it look like
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from trainlint.assemble import Workspace, purpose_of, why_not_a_job
-from trainlint.discover import resolved
+from trainlint.assemble import Workspace, display, purpose_of, why_not_a_job
+from trainlint.discover import Candidates, resolved
 from trainlint.job import Job, Location
 from trainlint.sources.base import Document, Skipped, Workload
 
@@ -35,20 +36,36 @@ class FileOutcome(BaseModel):
 
 
 def outcomes(paths: Sequence[Path], space: Workspace, jobs: Sequence[Job]) -> list[FileOutcome]:
-    """Each discovered file once, in discovery order, with what became of it."""
+    """Each discovered file once, in discovery order, with what became of it; what the walk
+    met and did not read (``Candidates.unread``) is skipped with its reason, in path order."""
     holders: dict[str, list[str]] = {}
     for job in jobs:
         for source in job.sources:
             holders.setdefault(source.path, []).append(job.id)
+    unread = paths.unread if isinstance(paths, Candidates) else {}
     seen: set[Path] = set()
     found = []
-    for path in paths:
-        key = resolved(path)
+    for path in sorted([*paths, *unread]) if unread else paths:
+        key = Path(os.path.abspath(path)) if path in unread else resolved(path)
         if key in seen:
             continue
         seen.add(key)
-        found.append(_outcome(space.load(path), holders))
+        if path in unread:
+            found.append(_not_read(path, unread[path], holders, space))
+        else:
+            found.append(_outcome(space.load(path), holders))
     return found
+
+
+def _not_read(
+    path: Path, reason: str, holders: dict[str, list[str]], space: Workspace
+) -> FileOutcome:
+    """A file the walk did not read: skipped with the reason, never opened here; a member
+    when a job references it (the job read it as a reference, and reports its TL901)."""
+    shown = display(path)
+    if shown in holders:
+        return _in_jobs(space.load(path), holders[shown])
+    return FileOutcome(path=shown, outcome="skipped", reason=reason)
 
 
 def _outcome(doc: Document | Skipped, holders: dict[str, list[str]]) -> FileOutcome:
