@@ -4,16 +4,21 @@ The documented contract (sources.read_document, assemble.read_file): bad input b
 Document holding a TL901 ParseError, or a Skipped saying why no format reads the file;
 nothing raises.
 Inputs: arbitrary text under each candidate suffix, arbitrary text forced into each format,
-arbitrary bytes, and real fixtures (tests/sources/fixtures) mutated byte-wise. The budget
+arbitrary bytes, real fixtures (tests/sources/fixtures) mutated byte-wise, and every value of
+the Kubernetes, Hydra and SkyPilot fixtures replaced by a value of another type. The budget
 (examples x deadline) keeps the module well under 30 s.
 """
 
 from __future__ import annotations
 
+import copy
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -133,3 +138,48 @@ def test_mutated_fixtures(case: tuple[str, bytes]) -> None:
 
 def test_fixtures_are_there() -> None:
     assert len(FIXTURES) >= 10
+
+
+STRUCTURED = sorted(
+    path
+    for folder in ("kubernetes", "hydra", "skypilot")
+    for path in (Path(__file__).parents[1] / "sources" / "fixtures" / folder).rglob("*.yaml")
+)
+CONFUSING = [None, ["x"], {"x": 1}, 7]
+
+
+def _places(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    """Every key path of a loaded document, the document itself first."""
+    yield path
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from _places(child, (*path, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from _places(child, (*path, index))
+
+
+def _replaced(docs: list[Any], index: int, path: tuple[Any, ...], value: Any) -> list[Any]:
+    docs = copy.deepcopy(docs)
+    node = docs[index]
+    for part in path[:-1]:
+        node = node[part]
+    node[path[-1]] = value
+    return docs
+
+
+@pytest.mark.parametrize("fixture", STRUCTURED, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_value_of_a_manifest_or_config_replaced_by_another_type(fixture: Path) -> None:
+    """Type confusion, exhaustively: each value of each document becomes null, a list, a
+    mapping and a number in turn (``runtimeRef.name: [x]`` was a TypeError), and the file is
+    read again; the header comments are kept (``# @package``)."""
+    text = fixture.read_text()
+    header = "".join(line + "\n" for line in text.splitlines() if line.startswith("#"))
+    docs = list(yaml.safe_load_all(text))
+    name = fixture.relative_to(fixture.parents[1]).as_posix()
+    for index, doc in enumerate(docs):
+        for path in list(_places(doc))[1:]:
+            for value in CONFUSING:
+                mutated = header + yaml.safe_dump_all(_replaced(docs, index, path, value))
+                _check(read_document(Input(name, mutated)))
+    _check(read_document(Input(name, header)))  # the header alone: an empty config

@@ -23,7 +23,7 @@ from trainlint.estimate.catalog import (
 from trainlint.estimate.checkpoint import job_checkpoint
 from trainlint.estimate.compute import job_compute
 from trainlint.estimate.cost import alternatives, job_run, run_steps
-from trainlint.estimate.inputs import Inputs, resolve
+from trainlint.estimate.inputs import MAX_QUANTITY, Inputs, finite, positive, resolve
 from trainlint.estimate.ledger import Ledger
 from trainlint.estimate.memory import job_memory
 from trainlint.estimate.params import EstimateParams
@@ -85,7 +85,7 @@ def measured_step_time(job: Job, world: int | None) -> float | None:
     median = step.get("median") if isinstance(step, dict) else None
     if isinstance(median, bool) or not isinstance(median, int | float) or median <= 0:
         return None
-    return float(median)
+    return finite(float(median)) if median <= MAX_QUANTITY else None
 
 
 def _impossible_layout(job: Job) -> bool:
@@ -108,7 +108,7 @@ def estimate(job: Job, params: EstimateParams | None = None) -> Estimates:
     led = Ledger()
     _record_inputs(inp, led)
     memory = job_memory(inp, p, led)
-    per_node = job.resources.gpus_per_node if (job.resources.gpus_per_node or 0) > 0 else None
+    per_node = positive(job.resources.gpus_per_node)
     compute = job_compute(inp, p, led, per_node)
     measured = measured_step_time(job, inp.hw.world.value if inp.hw.world else None)
     if measured is not None:  # a fresh probe at this world size replaces the estimate

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from trainlint.estimate.inputs import Inputs, finite
+from trainlint.estimate.inputs import MAX_QUANTITY, Inputs, finite
 from trainlint.estimate.ledger import Fact, Ledger, derived
 from trainlint.estimate.params import EstimateParams
 from trainlint.job import Checkpoint, CheckpointCost, Source
@@ -165,7 +165,7 @@ def _plan(ck: Checkpoint, steps: Fact[int] | None, led: Ledger) -> _Plan:
 
 def _kept(ck: Checkpoint, saves: int | None, led: Ledger) -> int | None:
     keep = ck.keep_last
-    if keep is None or keep < 0:  # no limit: every save stays
+    if keep is None or keep < 0 or keep > MAX_QUANTITY:  # no limit: every save stays
         return led.put("checkpoint.kept", saves, "estimated")
     kept = keep if saves is None else min(keep, saves)
     return led.put("checkpoint.kept", kept, "declared")

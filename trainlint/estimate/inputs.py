@@ -90,14 +90,24 @@ class Inputs:
         return max(1, world // self.model_parallel)
 
 
+# The largest count, size or duration a real run states: 15T tokens is 1.5e13, a trillion
+# parameters 1e12, a year 3.2e7 s. Past it a stated number is absurd, so it is unknown: bounded
+# here, at the input, no product of the formulas can reach a float's range (``max_steps:
+# 1e308`` became an infinite cost, then JSON no policy engine reads).
+MAX_QUANTITY = 10**15
+
+
 def finite(value: float | None) -> float | None:
-    """A usable number: finite, else unknown (YAML can spell ``.inf`` and ``.nan``)."""
-    return value if value is not None and math.isfinite(value) else None
+    """A usable number: finite and not absurd, else unknown (YAML can spell ``.inf``)."""
+    if value is None or not math.isfinite(value) or abs(value) > MAX_QUANTITY:
+        return None
+    return value
 
 
 def positive(value: float | None) -> int | None:
-    """A usable count: positive, else unknown (a 0 or -1 in a config means "not set")."""
-    return int(value) if value is not None and value > 0 else None
+    """A usable count: positive and not absurd, else unknown (a 0 or -1 in a config means
+    "not set")."""
+    return int(value) if value is not None and 0 < value <= MAX_QUANTITY else None
 
 
 def _fact(value: int | None, source: Source) -> Fact[int] | None:

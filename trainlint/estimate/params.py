@@ -12,6 +12,11 @@ from trainlint.estimate.catalog import resolve_gpu
 from trainlint.estimate.precision import parse_precision
 
 GIB = 2**30
+# Bounds on what a pack may assume: past them a formula divides by almost nothing or
+# multiplies toward a float's range, and a hostile pack could make every estimate infinite.
+MAX_BYTES = 1e15  # a petabyte, or a petabyte per second
+MIN_SHARE = 1e-6  # of a link, of the GPU's FLOPs, of the run, of the parameters
+MAX_PRICE = 1e6  # USD per GPU-hour
 
 
 class EstimateParams(BaseModel):
@@ -19,38 +24,38 @@ class EstimateParams(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-    mfu: float = Field(default=0.4, gt=0, le=1)
+    mfu: float = Field(default=0.4, ge=MIN_SHARE, le=1)
     """Model FLOPs utilisation: 35-45% for tuned dense training (cost-model §4.3, §4.4)."""
 
-    overhead_bytes: float = Field(default=float(GIB), ge=0)
+    overhead_bytes: float = Field(default=float(GIB), ge=0, le=MAX_BYTES)
     """Per-GPU CUDA context, NCCL buffers and allocator slack not in the formulas (assumed)."""
 
-    checkpoint_write_bytes_per_s: float = Field(default=1e9, gt=0)
+    checkpoint_write_bytes_per_s: float = Field(default=1e9, ge=1, le=MAX_BYTES)
     """Checkpoint write bandwidth per job: BLOOM wrote ~1.2 GB/s per node (§8.2)."""
 
-    checkpoint_stage_bytes_per_s: float = Field(default=10e9, gt=0)
+    checkpoint_stage_bytes_per_s: float = Field(default=10e9, ge=1, le=MAX_BYTES)
     """Device-to-host copy per GPU that an asynchronous save blocks on (§8.2): DCP
     ``async_save`` (torchtitan ``async_mode``, torchtune, NeMo ``async_save``) stages the state
     into CPU memory and writes it in the background (PyTorch "Asynchronous Saving with DCP"
     recipe). ~10 GB/s is a pageable copy over PCIe 4/5 x16 (pinned: 25-50 GB/s); IBM's 7B async
     save blocked 6.3 s against 148.8 s synchronous, Meta/Crusoe's Llama 3 70B staged in 0.78 s."""
 
-    target_checkpoint_overhead: float = Field(default=0.02, gt=0, lt=1)
+    target_checkpoint_overhead: float = Field(default=0.02, ge=MIN_SHARE, lt=1)
     """Acceptable share of run time spent saving: BLOOM's 2% worst case (§8.2)."""
 
-    network_bytes_per_s: float = Field(default=25e9, gt=0)
+    network_bytes_per_s: float = Field(default=25e9, ge=1, le=MAX_BYTES)
     """Inter-node bandwidth per node: 200 Gb/s, ml-engineering's worked example (§9.1)."""
 
-    link_efficiency: float = Field(default=0.8, gt=0, le=1)
+    link_efficiency: float = Field(default=0.8, ge=MIN_SHARE, le=1)
     """Achievable share of an advertised link speed: ~80% (ml-engineering, §5 and §9.1)."""
 
     comm_overlap: float = Field(default=1.0, ge=0, le=1)
     """Share of backward compute that hides gradient communication (DDP buckets, §9.1)."""
 
-    gpus_per_node: int = Field(default=8, ge=1)
+    gpus_per_node: int = Field(default=8, ge=1, le=1_000_000)
     """GPUs per node when a job does not say: 8 on HGX/DGX-class nodes."""
 
-    gpu_mtbf_hours: float = Field(default=50_700.0, gt=0)
+    gpu_mtbf_hours: float = Field(default=50_700.0, ge=1e-3, le=1e12)
     """Mean time between interruptions per GPU: Llama 3 405B, 419 in 54 days on 16,384 (§8.3)."""
 
     headroom: float = Field(default=0.1, ge=0, lt=1)
@@ -62,10 +67,10 @@ class EstimateParams(BaseModel):
     default_precision: str = "bf16"
     """Precision assumed when a job states none."""
 
-    peft_trainable_fraction: float = Field(default=0.01, gt=0, le=1)
+    peft_trainable_fraction: float = Field(default=0.01, ge=MIN_SHARE, le=1)
     """Trainable share of the parameters under PEFT when the count is not declared."""
 
-    max_alternatives: int = Field(default=3, ge=0)
+    max_alternatives: int = Field(default=3, ge=0, le=1_000)
     """How many cheaper GPU alternatives to keep."""
 
     prices: dict[str, float] = Field(default_factory=dict)
@@ -86,7 +91,9 @@ class EstimateParams(BaseModel):
             gpu = resolve_gpu(name)
             if gpu is None:
                 raise ValueError(f"prices: unknown GPU {name!r}")
-            if price <= 0:
-                raise ValueError(f"prices: {name!r} must be a positive USD per GPU-hour")
+            if not 0 < price <= MAX_PRICE:
+                raise ValueError(
+                    f"prices: {name!r} must be a positive USD per GPU-hour up to {MAX_PRICE:,}"
+                )
             canonical[gpu.name] = float(price)
         return canonical

@@ -7,7 +7,8 @@ missing file, ``null`` selects nothing and ``_self_`` places the config's own ke
 absent, as in Hydra >= 1.1). Files are found in folder form (``configs/trainer/gpu.yaml``) or
 flattened with ``__`` (``configs__trainer__gpu.yaml``, as the shared corpus stores them).
 A file met again while it is being expanded (a cycle) is skipped, and the number of files is
-bounded, so composition always ends.
+bounded, so composition always ends. A group file is read only when its real path lies in the
+repository (``discover.checked_roots``): a symlink out of it is never followed.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
 
+from trainlint.discover import checked_roots, inside, open_regular
 from trainlint.errors import SourceError
 from trainlint.sources._omegaconf import Layer, layer, merge
 from trainlint.sources.structured import MAX_BYTES, Path, Tree, load_yaml
@@ -142,6 +144,9 @@ class Composer:
                  promoted: set[tuple[str, ...]]) -> None:  # fmt: skip
         self.root, self.overrides, self.promoted = root, overrides, promoted
         self.result = Composition()
+        # The repository: group files stay in it. Absolute, since discover remembers the
+        # real path of each path as given, and a relative one means another folder elsewhere.
+        self.roots = checked_roots([root.folder.absolute()])
 
     def expand(self, path: FsPath, tree: Tree, text: str, group: tuple[str, ...],
                package: Path, stack: tuple[FsPath, ...]) -> None:  # fmt: skip
@@ -170,7 +175,7 @@ class Composer:
             if target is None or target.resolve() in stack or self.result.files >= MAX_FILES:
                 continue
             self.result.files += 1
-            loaded = load(target)
+            loaded = load(target, self.roots)
             if loaded is not None:
                 child_tree, child_text = loaded
                 child_package = _package(entry, header_package(child_text), package)
@@ -199,14 +204,32 @@ def _dotted(package: str, parent: Path, group: tuple[str, ...]) -> Path:
     return (*parent, *parts)
 
 
-def load(path: FsPath) -> tuple[Tree, str] | None:
-    """A group file's first YAML document and text; None when unreadable or invalid (that
-    file's own reading reports the error)."""
+def config_tree(trees: list[Tree]) -> Tree:
+    """A YAML file's config as Hydra loads it: a file without content (only comments, such as
+    a ``# @package`` header) is an empty config; one that is not a mapping is an error, since
+    Hydra composes mappings only. Raises SourceError."""
+    if not trees or trees[0].data is None:
+        return Tree({})
+    data = trees[0].data
+    if not isinstance(data, dict):
+        kind = "a list" if isinstance(data, list) else "a single value"
+        raise SourceError(f"a Hydra config is a mapping of keys, not {kind}", *trees[0].span(()))
+    return trees[0]
+
+
+def load(path: FsPath, roots: tuple[FsPath, ...]) -> tuple[Tree, str] | None:
+    """A group file's config and text; None when it leads out of ``roots`` (the repository:
+    a group file linked to the runner's files is never read), is unreadable or is invalid
+    (that file's own reading reports the error)."""
+    real = FsPath(os.path.realpath(path))
+    if not any(inside(real, root) for root in roots):
+        return None
     try:
-        if path.stat().st_size > MAX_BYTES:
+        with open_regular(path) as handle:
+            data = handle.read(MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:
             return None
-        text = path.read_text(encoding="utf-8", errors="replace")
-        trees = load_yaml(text)
+        text = data.decode("utf-8", errors="replace")
+        return config_tree(load_yaml(text)), text
     except (OSError, SourceError):
         return None
-    return (trees[0], text) if trees else None

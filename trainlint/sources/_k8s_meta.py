@@ -39,6 +39,13 @@ class At:
                 return None
         return node
 
+    @property
+    def text(self) -> str | None:
+        """The value when it is a string (a name, a kind); None for anything else: a list or
+        a mapping where a name belongs names nothing."""
+        value = self.value
+        return value if isinstance(value, str) else None
+
     def child(self, *parts: str | int) -> At:
         return At(self.tree, (*self.path, *parts))
 

@@ -22,6 +22,7 @@ from trainlint.sources._hydra_defaults import (
     Composition,
     Entry,
     Root,
+    config_tree,
     entries,
     header_package,
 )
@@ -62,7 +63,9 @@ def _has_target(data: Any, depth: int) -> bool:
 
 
 def parse(file: Input) -> Document:
-    tree = file.trees[0]
+    """The file's composed view; a file of comments only (``# @package _global_``) is an
+    empty config, one that is not a mapping a SourceError."""
+    tree = config_tree(file.trees)
     path = FsPath(file.path)
     root, group = placement(path, tree.data)
     package = _own_package(file.text, group)

@@ -130,7 +130,7 @@ def _document(
     spec = root.child("spec")
     runtime: Tree | None = None
     if kind == "TrainJob":
-        runtime = runtimes.get(spec.child("runtimeRef", "name").value)
+        runtime = runtimes.get(spec.child("runtimeRef", "name").text)
         groups, container = _trainjob(spec, runtime)
     elif kind in RUNTIME_KINDS:
         groups, container = _trainjob(None, tree)

@@ -29,24 +29,32 @@ def to_bool(value: Any) -> bool | None:
     return True if text in _TRUE else False if text in _FALSE else None
 
 
+# Integers a job's JSON can carry to every engine (64-bit): a 400-digit count is no count.
+_INT_LIMIT = 2**63
+
+
 def to_int(value: Any) -> int | None:
-    """An integer, accepting float-looking ones (``1e9``, ``8.0``); ``"auto"`` is unknown."""
+    """An integer, accepting float-looking ones (``1e9``, ``8.0``); ``"auto"`` and a number
+    beyond 64 bits are unknown."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value
+        return value if abs(value) < _INT_LIMIT else None
     number = to_float(value)
-    return int(number) if number is not None and number.is_integer() else None
+    if number is None or not number.is_integer() or abs(number) >= _INT_LIMIT:
+        return None
+    return int(number)
 
 
 def to_float(value: Any) -> float | None:
+    """A float; unknown for text that is none and for an integer too large for a float."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, (int, float)):
-        return float(value)
     try:
+        if isinstance(value, (int, float)):
+            return float(value)
         return float(str(value).replace("_", ""))
-    except ValueError:
+    except (ValueError, OverflowError):
         return None
 
 

@@ -12,13 +12,21 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, lru_cache
 
 import tree_sitter
 import tree_sitter_bash
 
 from trainlint.sources.shell_walk import Assignment, Command, Walker, descendants
-from trainlint.sources.shell_words import Value, Variables, Word, position
+from trainlint.sources.shell_words import (
+    BUDGET_BASE,
+    INLINE_BUDGET_BASE,
+    Budget,
+    Value,
+    Variables,
+    Word,
+    position,
+)
 from trainlint.sources.structured import check_size
 
 __all__ = [
@@ -59,15 +67,23 @@ def _parser() -> tree_sitter.Parser:
 
 
 def parse_script(
-    text: str, environ: Mapping[str, str | None] | None = None, prefixes: tuple[str, ...] = ()
+    text: str,
+    environ: Mapping[str, str | None] | None = None,
+    prefixes: tuple[str, ...] = (),
+    budget_base: int = BUDGET_BASE,
 ) -> Script:
-    """Read a bash script; ``environ``/``prefixes`` name variables set outside it."""
+    """Read a bash script; ``environ``/``prefixes`` name variables set outside it.
+
+    Expansion may outgrow the text by ``budget_base`` plus ``PER_CHARACTER`` characters per
+    character of it (``shell_words.Budget``); past that, values are unknown.
+    """
     check_size(text)
     root = _parser().parse(_ascii(text)).root_node
-    walker = Walker(text, Variables({}, environ or {}, prefixes))
+    budget = Budget.for_text(text, budget_base)
+    walker = Walker(text, Variables({}, environ or {}, prefixes), budget)
     walker.block(root, conditional=False, depth=0)
     script = Script(walker.commands, walker.assignments, list(_comments(root, text)))
-    script.variables = walker.vars.values
+    script.variables = walker.vars.table()
     script.written = walker.written
     script.error = _first_error(root) if root.has_error else None
     return script
@@ -76,11 +92,23 @@ def parse_script(
 def parse_inline(
     word: Word, environ: Mapping[str, str | None] | None = None, prefixes: tuple[str, ...] = ()
 ) -> list[Command]:
-    """The commands of a ``bash -c STRING`` argument, all located at the string itself."""
+    """The commands of a ``bash -c STRING`` argument, all located at the string itself.
+
+    Its expansion budget is in proportion to the string alone, and a string read once is not
+    read again: a script running the same ``bash -c "$X"`` thousands of times must not get a
+    script's budget, or a parse, for each one."""
     if word.text is None:
         return []
-    commands = parse_script(word.text, environ, prefixes).commands
+    known = tuple(sorted((environ or {}).items(), key=lambda item: item[0]))
+    commands = _inline_commands(word.text, known, prefixes)
     return [_relocate(command, word.line, word.column) for command in commands]
+
+
+@lru_cache(maxsize=64)
+def _inline_commands(
+    text: str, environ: tuple[tuple[str, str | None], ...], prefixes: tuple[str, ...]
+) -> tuple[Command, ...]:
+    return tuple(parse_script(text, dict(environ), prefixes, INLINE_BUDGET_BASE).commands)
 
 
 def _relocate(command: Command, line: int, column: int) -> Command:

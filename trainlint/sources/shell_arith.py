@@ -12,6 +12,7 @@ import tree_sitter
 
 MAX_NESTING = 32
 _LIMIT = 2**63
+_MAX_DIGITS = 64  # leading zeros and spaces included: no 64-bit number needs more
 
 
 def evaluate(
@@ -49,8 +50,9 @@ def evaluate(
 
 
 def integer(text: str | None) -> int | None:
-    """A decimal or ``0x`` hexadecimal integer; None for anything else."""
-    if text is None:
+    """A decimal or ``0x`` hexadecimal integer; None for anything else (a text longer than
+    any 64-bit number is written is not converted at all)."""
+    if text is None or len(text) > _MAX_DIGITS:
         return None
     text = text.strip()
     try:
@@ -72,8 +74,8 @@ def _binary(op: str, left: int | None, right: int | None) -> int | None:
         remainder = abs(left) % abs(right)
         result = remainder if left >= 0 else -remainder
     elif op == "**":
-        if not 0 <= right <= 64:
-            return None
+        if not 0 <= right <= 64 or (abs(left).bit_length() - 1) * right > 64:
+            return None  # past 64 bits: refused before the power is computed
         result = left**right
     elif op in ("+", "-", "*"):
         result = left + right if op == "+" else left - right if op == "-" else left * right

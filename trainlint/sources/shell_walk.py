@@ -14,7 +14,16 @@ from dataclasses import dataclass
 import tree_sitter
 
 from trainlint.errors import SourceError
-from trainlint.sources.shell_words import Expander, Value, Variables, Word, capped, position
+from trainlint.sources.shell_words import (
+    MAX_ITEMS,
+    Budget,
+    Expander,
+    Value,
+    Variables,
+    Word,
+    capped,
+    position,
+)
 
 MAX_DEPTH = 100
 _CONTINUATION = re.compile(r"\\\r?\n")
@@ -65,9 +74,10 @@ _VARIABLE_READERS = {"read", "mapfile", "readarray", "getopts", "let", "printf"}
 
 
 class Walker:
-    def __init__(self, text: str, variables: Variables) -> None:
+    def __init__(self, text: str, variables: Variables, budget: Budget | None = None) -> None:
         self.text = text
         self.vars = variables
+        self.budget = budget if budget is not None else Budget.for_text(text)
         self.exported: set[str] = set()
         self.commands: list[Command] = []
         self.assignments: list[Assignment] = []
@@ -105,13 +115,17 @@ class Walker:
         elif kind not in _SKIPPED:
             self.block(node, conditional, depth)
 
+    def expander(self) -> Expander:
+        return Expander(self.text, self.vars, self.budget)
+
     def scoped(self, nodes: list[tree_sitter.Node], conditional: bool, depth: int) -> set[str]:
-        """Walk ``nodes`` from a copy of the variables; the names they changed."""
+        """Walk ``nodes`` in a scope over the variables (an overlay, not a copy of the
+        table: linear in what the branch changes); the names they changed."""
         before = self.vars
         self.vars = before.copy()
         for node in nodes:
             self.statement(node, conditional, depth + 1)
-        changed = _changed(before.values, self.vars.values)
+        changed = self.vars.changed()
         self.vars = before
         return changed
 
@@ -124,14 +138,14 @@ class Walker:
             node.child_by_field_name("variable") if node.type == "for_statement" else None
         )
         if loop_variable is not None:
-            self.vars.values[self.raw(loop_variable)] = None
+            self.vars.assign(self.raw(loop_variable), None)
         conditional = conditional or node.type in _CONDITIONAL
         children = node.named_children
         changed = self.scoped([c for c in children if c.type not in _ARMS], conditional, depth)
         for arm in (c for c in children if c.type in _ARMS):
             changed |= self.scoped(arm.named_children, conditional, depth)
         for name in changed:
-            self.vars.values[name] = None
+            self.vars.assign(name, None)
 
     def isolated(self, nodes: list[tree_sitter.Node], conditional: bool, depth: int) -> None:
         """Subshells and pipeline stages: commands count, assignments do not leak."""
@@ -148,10 +162,10 @@ class Walker:
         first, *rest = node.named_children
         self.statement(first, conditional, depth + 1)
         for name in self.scoped(rest, True, depth):
-            self.vars.values[name] = None
+            self.vars.assign(name, None)
 
     def command(self, node: tree_sitter.Node, conditional: bool) -> None:
-        expander = Expander(self.text, self.vars)
+        expander = self.expander()
         env: list[Assignment] = []
         words: list[Word] = []
         for index, child in enumerate(node.children):
@@ -177,7 +191,7 @@ class Walker:
         operator = next((c.type for c in node.children if not c.is_named), "")
         target = node.child_by_field_name("destination")
         if ">" in operator and "&" not in operator and target is not None:
-            words = Expander(self.text, self.vars).words(target)
+            words = self.expander().words(target)
             self.written += [w.text for w in words if w.text]
 
     def assignment(self, node: tree_sitter.Node, exported: bool, conditional: bool) -> Assignment:
@@ -189,14 +203,22 @@ class Walker:
         return Assignment(name, _text(value), line, column, exported, conditional)
 
     def value(self, node: tree_sitter.Node) -> Value:
+        """An assignment's value, paid for out of the script's budget (a value shared with
+        another variable costs its length too: every reader after this one processes it)."""
         value_node = node.child_by_field_name("value")
-        expander = Expander(self.text, self.vars)
+        expander = self.expander()
         if value_node is None:
             return ""
         if value_node.type != "array":
-            return capped(expander.resolve(value_node, 0))
-        items = [w for child in value_node.named_children for w in expander.words(child)]
-        return tuple(items) if len(items) <= 10_000 else None
+            text = capped(expander.resolve(value_node, 0))
+            source = value_node.end_byte - value_node.start_byte
+            return text if text is None or self.budget.take(len(text) - source) else None
+        items: list[Word] = []
+        for child in value_node.named_children:
+            items += expander.words(child)
+            if len(items) > MAX_ITEMS:
+                return None
+        return tuple(items)
 
     def assign(self, node: tree_sitter.Node, exported: bool, conditional: bool) -> None:
         name_node = node.child_by_field_name("name")
@@ -205,13 +227,13 @@ class Walker:
         if name_node.type == "subscript":  # A[i]=x: the array is no longer fully known
             base = name_node.child_by_field_name("name")
             if base is not None:
-                self.vars.values[self.raw(base)] = None
+                self.vars.assign(self.raw(base), None)
             return
         name = self.raw(name_node)
         value = self.value(node)
         if any(child.type == "+=" for child in node.children):
-            value = _append(self.vars.get(name)[1], value)
-        self.vars.values[name] = value
+            value = _append(self.vars.get(name)[1], value, self.budget)
+        self.vars.assign(name, value)
         exported = exported or name in self.exported
         if exported:
             self.exported.add(name)
@@ -231,12 +253,17 @@ class Walker:
                 self.export_existing(child, conditional)
 
     def export_existing(self, node: tree_sitter.Node, conditional: bool) -> None:
+        """``export NAME``: recorded with the value it has, paid for like any value handed
+        out (``export A`` 20,000 times must not repeat a large A 20,000 times for free)."""
         name = self.raw(node)
         self.exported.add(name)
         is_set, value = self.vars.get(name)
         if is_set:
             line, column = position(node)
-            record = Assignment(name, _text(value), line, column, True, conditional)
+            text = _text(value)
+            if text is not None and not self.budget.take(len(text) - len(name)):
+                text = None
+            record = Assignment(name, text, line, column, True, conditional)
             self.assignments.append(record)
 
     def unset(self, node: tree_sitter.Node, conditional: bool) -> None:
@@ -244,9 +271,9 @@ class Walker:
         exported assignment without a value so later readers of ``exports`` see it go."""
         for child in node.named_children:
             name = self.raw(child)
-            self.vars.values.pop(name, None)
+            self.vars.unset(name)
             if self.vars.get(name)[0]:
-                self.vars.values[name] = ""
+                self.vars.assign(name, "")
             if name in self.exported:
                 line, column = position(child)
                 self.assignments.append(Assignment(name, None, line, column, True, conditional))
@@ -259,9 +286,9 @@ class Walker:
             text = arg.text or ""
             target = text.split("=", 1)[0].rstrip("+-*/%")
             if target.isidentifier():
-                self.vars.values[target] = None
+                self.vars.assign(target, None)
         if name.text in ("mapfile", "readarray"):
-            self.vars.values["MAPFILE"] = None
+            self.vars.assign("MAPFILE", None)
 
     def arithmetic_effects(self, node: tree_sitter.Node) -> None:
         """``((N = N * 2))`` / ``((i++))``: assigned variables become unknown."""
@@ -270,27 +297,24 @@ class Walker:
                 continue
             sibling = child.next_sibling or child.prev_sibling
             if sibling is not None and sibling.type in _ARITH_ASSIGN:
-                self.vars.values[self.raw(child)] = None
+                self.vars.assign(self.raw(child), None)
 
 
 def _text(value: Value) -> str | None:
     return None if isinstance(value, tuple) else value
 
 
-def _append(old: Value, new: Value) -> Value:
+def _append(old: Value, new: Value, budget: Budget) -> Value:
+    """``X+=value`` / ``A+=(items)``, sized before the copy (``A+=("${A[@]}")`` doubles)."""
     if isinstance(new, tuple):
         if isinstance(old, tuple):
+            if len(old) + len(new) > MAX_ITEMS or not budget.hand_out(old, 0):
+                return None
             return (*old, *new)
         return None if old is None else new
     if isinstance(old, tuple) or old is None or new is None:
         return None
-    return capped(old + new)
-
-
-def _changed(before: dict[str, Value], after: dict[str, Value]) -> set[str]:
-    missing = object()
-    names = before.keys() | after.keys()
-    return {n for n in names if before.get(n, missing) != after.get(n, missing)}
+    return budget.join([old, new], 0)
 
 
 def descendants(node: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
