@@ -72,6 +72,7 @@ def test_ruff_spelling_and_snake_case_are_both_accepted(tmp_path: Path) -> None:
 
 
 def test_extend_inherits_and_the_extending_file_wins(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # the repository holds both files: extend stays inside it
     (tmp_path / "base.toml").write_text(
         'ignore = ["TL301"]\nfail-on = "info"\n'
         "[params.checkpoint-too-frequent]\nmax_overhead_fraction = 0.1\n"

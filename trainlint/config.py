@@ -4,21 +4,33 @@ names a base config it inherits from (the extending file's keys win).
 
 Keys are spelled as in ruff (``extend-select``, ``per-file-ignores``; snake_case works too).
 Unknown keys are errors that name the key and the file; so is a waiver without a reason.
+
+A pull request can write the config, so it is read like any checked file: a regular file of at
+most ``structured.MAX_BYTES``, YAML through the bounded reader (node budget against alias
+bombs, depth limit, no custom tags), TOML with the same depth and node limits. The config, its
+``extend`` chain and its ``baseline`` stay inside *the repository*: the git work tree that
+holds the config (its closest ancestor folder with a ``.git``, a folder or a worktree's file),
+or, outside git, the config's own folder. The search for a config stops at that work tree's
+top; ``extend`` and ``baseline`` must be relative paths that resolve (symlinks followed) inside
+it, and a refused path is never opened, so no error can echo what it holds. (Pack ``path``
+and ``public-key`` are the packs' to check: docs/packs.md allows a pack next to the repo.)
 """
 
 from __future__ import annotations
 
 import datetime
 import fnmatch
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from trainlint.errors import ConfigError
+from trainlint.errors import ConfigError, SourceError
 from trainlint.packs.sources import PackSource
+from trainlint.sources.structured import MAX_BYTES, MAX_DEPTH, MAX_NODES, Tagged, load_yaml
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -119,15 +131,21 @@ class RepoConfig(BaseModel):
 
 
 def find_config(start: Path) -> RepoConfig:
-    """The closest config at or above ``start`` (a file's folder or a folder); defaults if none."""
+    """The closest config at or above ``start`` (a file's folder or a folder), up to the top
+    of its git work tree; defaults if none."""
     folder = start.resolve() if start.is_dir() else start.absolute().parent.resolve()
+    top = git_top(folder)
     for directory in [folder, *folder.parents]:
         for name in CONFIG_FILES:
             candidate = directory / name
             if candidate.is_file():
+                root = top or directory
+                _inside(candidate.resolve(), root, f"{candidate}: the config is a link to a file")
                 raw = _read(candidate)
                 if raw is not None:
-                    return _validate(_extended(raw, candidate), candidate)
+                    return _validate(_extended(raw, candidate, root), candidate, root)
+        if directory == top:
+            break
     return RepoConfig()
 
 
@@ -136,48 +154,160 @@ def load_config(path: Path) -> RepoConfig:
     raw = _read(path)
     if raw is None:
         raise ConfigError(f"{path}: no [tool.trainlint] table")
-    return _validate(_extended(raw, path), path)
+    root = repository_root(path.absolute().parent)
+    return _validate(_extended(raw, path, root), path, root)
 
 
-def _extended(raw: dict[str, Any], path: Path, depth: int = 0) -> dict[str, Any]:
-    """``raw`` over its ``extend`` chain: keys of the extending file replace the base's."""
+def repository_root(folder: Path) -> Path:
+    """The repository of a config in ``folder``: its git work tree, else ``folder`` itself."""
+    return git_top(folder) or folder.resolve()
+
+
+def git_top(folder: Path) -> Path | None:
+    """The git work tree holding ``folder``: its closest ancestor with a ``.git`` entry (a
+    folder, or the file of a worktree or submodule); None outside git."""
+    folder = folder.resolve()
+    for directory in [folder, *folder.parents]:
+        if (directory / ".git").exists():
+            return directory
+    return None
+
+
+def _inside(resolved: Path, root: Path, what: str) -> None:
+    """Refuse ``resolved`` (symlinks already followed) unless it lies under ``root``."""
+    if not resolved.is_relative_to(root):
+        raise ConfigError(f"{what} outside the repository ({root}); not read")
+
+
+def _extended(raw: dict[str, Any], path: Path, root: Path, depth: int = 0) -> dict[str, Any]:
+    """``raw`` over its ``extend`` chain: keys of the extending file replace the base's. Every
+    base lies inside ``root`` (the repository); one outside is refused before it is opened."""
     base_name = raw.get("extend")
     if base_name is None:
         return raw
     if depth >= MAX_EXTENDS:
         raise ConfigError(f"{path}: 'extend' chain longer than {MAX_EXTENDS} (a loop?)")
-    base_path = (path.parent / str(base_name)).resolve()
+    base_path = _repository_path(path, "extend", base_name, root)
     base = _read(base_path) if base_path.is_file() else None
     if base is None:
         raise ConfigError(f"{path}: extend: {base_name!r} is not a trainlint config file")
-    inherited = _extended(base, base_path, depth + 1)
+    inherited = _extended(base, base_path, root, depth + 1)
     merged = {**inherited, **raw}
-    params = dict(inherited.get("params", {}))
-    for rule, values in raw.get("params", {}).items():
-        params[rule] = {**params.get(rule, {}), **values}
-    if params:
-        merged["params"] = params
+    base_params, own_params = inherited.get("params", {}), raw.get("params", {})
+    if isinstance(base_params, dict) and isinstance(own_params, dict):
+        params = dict(base_params)
+        for rule, values in own_params.items():
+            below = params.get(rule)
+            if isinstance(below, dict) and isinstance(values, dict):
+                values = {**below, **values}
+            params[rule] = values
+        if params:
+            merged["params"] = params
     return merged
+
+
+def _repository_path(path: Path, key: str, name: object, root: Path) -> Path:
+    """The file ``key: name`` of the config ``path`` names: a relative path that resolves
+    (symlinks followed) inside the repository ``root``; an absolute or ``~`` path is refused
+    as written. Nothing is opened here, so a refusal cannot echo what the file holds."""
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError(f"{path}: {key}: expected the relative path of a file")
+    if Path(name).is_absolute() or name.startswith("~"):
+        raise ConfigError(
+            f"{path}: {key}: {name!r} must be a path relative to the config, inside the "
+            f"repository ({root}); not read"
+        )
+    resolved = (path.parent / name).resolve()
+    _inside(resolved, root, f"{path}: {key}: {name!r} is")
+    return resolved
 
 
 def _read(path: Path) -> dict[str, Any] | None:
     """The trainlint table of a config file; None for a pyproject.toml without one."""
+    text = _read_text(path)
     try:
-        text = path.read_text()
         if path.name == "pyproject.toml":
-            table = tomllib.loads(text).get("tool", {}).get("trainlint")
-            return dict(table) if isinstance(table, dict) else None
-        data = tomllib.loads(text) if path.suffix == ".toml" else yaml.safe_load(text)
-    except (OSError, ValueError, yaml.YAMLError) as exc:
-        raise ConfigError(f"{path}: cannot read config: {exc}") from None
+            tool = tomllib.loads(text).get("tool")
+            data = tool.get("trainlint") if isinstance(tool, dict) else None
+            if not isinstance(data, dict):
+                return None
+        elif path.suffix == ".toml":
+            data = tomllib.loads(text)
+        else:
+            data = _yaml(text, path)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: cannot read config: invalid TOML: {exc}") from None
+    except RecursionError:
+        message = f"{path}: cannot read config: nesting deeper than {MAX_DEPTH} levels"
+        raise ConfigError(message) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the config must be a mapping")
+    _check_bounds(data, path)
     return data
 
 
-def _validate(raw: dict[str, Any], path: Path) -> RepoConfig:
+def _read_text(path: Path) -> str:
+    """The text of a config file, read with a checked file's limits: a regular file (a FIFO
+    or a device is refused without waiting on it) of at most ``MAX_BYTES``, in UTF-8."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise ConfigError(f"{path}: cannot read config: not a regular file")
+        data = handle.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise ConfigError(f"{path}: config larger than {MAX_BYTES // 2**20} MiB; not read")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: cannot read config: not UTF-8 (byte {exc.start})") from None
+
+
+def _yaml(text: str, path: Path) -> Any:
+    """One YAML document through the bounded reader; custom tags have no meaning here."""
+    try:
+        trees = load_yaml(text)
+    except SourceError as exc:
+        where = f"{path}:{exc.line}:{exc.column}"
+        raise ConfigError(f"{where}: cannot read config: {exc.message}") from None
+    if len(trees) > 1:
+        raise ConfigError(f"{path}: cannot read config: more than one YAML document")
+    if not trees:
+        return None
+    tree = trees[0]
+    for key, value in tree.items():
+        if isinstance(value, Tagged):
+            line, column = tree.span(key)
+            shown = ".".join(map(str, key)) or "(top)"
+            raise ConfigError(f"{path}:{line}:{column}: {shown}: the tag {value.tag} has no "
+                              "meaning in a trainlint config")  # fmt: skip
+    return tree.data
+
+
+def _check_bounds(data: dict[str, Any], path: Path) -> None:
+    """The YAML reader's depth and node limits, for TOML too (iteratively: no recursion)."""
+    budget = MAX_NODES
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        budget -= 1
+        if budget < 0:
+            raise ConfigError(f"{path}: cannot read config: more than {MAX_NODES:,} values")
+        if depth > MAX_DEPTH:
+            raise ConfigError(f"{path}: cannot read config: nesting deeper than {MAX_DEPTH} levels")
+        children = value.values() if isinstance(value, dict) else value
+        if isinstance(value, (dict, list)):
+            stack.extend((child, depth + 1) for child in children)
+
+
+def _validate(raw: dict[str, Any], path: Path, root: Path) -> RepoConfig:
+    """The config model of ``raw``; the baseline it names lies inside the repository too."""
+    if raw.get("baseline") is not None:
+        _repository_path(path, "baseline", raw["baseline"], root)
     try:
         return RepoConfig.model_validate({**raw, "root": path.parent, "source": path})
     except ValidationError as exc:

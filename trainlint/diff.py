@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
@@ -185,10 +185,34 @@ def changed_files(root: Path, commit: str) -> set[str]:
 def materialise(root: Path, commit: str, target: Path) -> int:
     """Write the files trainlint could read at ``commit`` under ``target``; returns the count.
 
-    Skipped: blobs over the size no source reads, folders discovery never enters, submodules.
+    Skipped: blobs over the size no source reads, folders discovery never enters, submodules,
+    and paths that would land outside ``target`` (``..`` or an absolute name in a crafted
+    tree). Files are written first and symlinks last, so no write goes through a link, and a
+    link is kept only when the OS would resolve it inside the tree (``_resolves_inside``).
     """
+    wanted = _listing(root, commit)
+    out = git(root, "cat-file", "--batch", stdin="".join(f"{s}\n" for _, s, _ in wanted).encode())
+    links: dict[str, str] = {}
+    offset = 0
+    for mode, _, path in wanted:
+        header_end = out.index(b"\n", offset)
+        length = int(out[offset:header_end].split()[2])
+        body = out[header_end + 1 : header_end + 1 + length]
+        offset = header_end + 1 + length + 1
+        if mode == "120000":
+            links[path] = body.decode(errors="replace")
+        else:
+            _write(target, path, mode, body)
+    for path, link in links.items():
+        if _resolves_inside(path, links):
+            _link(target / path, link)
+    return len(wanted)
+
+
+def _listing(root: Path, commit: str) -> list[tuple[str, str, str]]:
+    """(mode, sha, path) of each blob at ``commit`` worth writing."""
     listing = git(root, "ls-tree", "-r", "-z", "--full-tree", "-l", commit)
-    wanted: list[tuple[str, str, str]] = []  # (mode, sha, path)
+    wanted: list[tuple[str, str, str]] = []
     for entry in listing.decode().split("\0"):
         if not entry:
             continue
@@ -196,32 +220,75 @@ def materialise(root: Path, commit: str, target: Path) -> int:
         mode, kind, sha, size = meta.split()
         folders = PurePosixPath(path).parts[:-1]
         skipped = any(p in EXCLUDED_DIRS and p not in _KEPT_DIRS for p in folders)
-        if kind != "blob" or int(size) > MAX_BYTES or skipped:
+        if kind != "blob" or int(size) > MAX_BYTES or skipped or _escapes(path):
             continue
         wanted.append((mode, sha, path))
-    out = git(root, "cat-file", "--batch", stdin="".join(f"{s}\n" for _, s, _ in wanted).encode())
-    offset = 0
-    for mode, _, path in wanted:
-        header_end = out.index(b"\n", offset)
-        length = int(out[offset:header_end].split()[2])
-        body = out[header_end + 1 : header_end + 1 + length]
-        offset = header_end + 1 + length + 1
-        _write(target, path, mode, body)
-    return len(wanted)
+    return wanted
+
+
+def _escapes(path: str) -> bool:
+    """A tree path that would not land inside the tree: git refuses to check out ``..``,
+    ``.`` or empty names, but a crafted tree holds them (``git mktree`` takes ``..``)."""
+    separators = "/" + (os.sep if os.sep != "/" else "") + (os.altsep or "")
+    parts = path.translate({ord(sep): "/" for sep in separators}).split("/")
+    return os.path.isabs(path) or any(part in ("", ".", "..") for part in parts)
 
 
 def _write(target: Path, path: str, mode: str, body: bytes) -> None:
+    """One file; an entry a crafted tree makes impossible (a file where a folder must be) is
+    left out."""
     destination = target / path
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    if mode == "120000":  # a symlink: kept only when it stays inside the tree
-        link = body.decode(errors="replace")
-        resolved = os.path.normpath(os.path.join(os.path.dirname(path), link))
-        if not os.path.isabs(link) and not resolved.startswith(".."):
-            destination.symlink_to(link)
+    try:
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        destination.write_bytes(body)
+    except OSError:
         return
-    destination.write_bytes(body)
     if mode == "100755":
         destination.chmod(0o755)
+
+
+def _link(destination: Path, link: str) -> None:
+    try:
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        destination.symlink_to(link)
+    except OSError:  # a path a crafted tree also holds as a file or folder
+        return
+
+
+MAX_LINK_HOPS = 40
+"""Links followed in one resolution before giving up (Linux's MAXSYMLINKS)."""
+
+
+def _resolves_inside(path: str, links: dict[str, str]) -> bool:
+    """Whether the link at ``path`` leads inside the tree when the OS resolves it: from the
+    top, component by component — the link's folder, then its text — each link met expanded
+    in place from the tree's own links (so ``a/b -> ..`` then ``a/c -> b/../x`` is followed
+    as the OS does, not as ``normpath`` reads it). An absolute link, a ``..`` above the top
+    or more than ``MAX_LINK_HOPS`` links refuse it."""
+    folder, _, _ = path.rpartition("/")
+    if links[path].startswith("/"):
+        return False
+    where: list[str] = []
+    pending = deque([*folder.split("/"), *links[path].split("/")])
+    hops = 1
+    while pending:
+        part = pending.popleft()
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not where:
+                return False
+            where.pop()
+            continue
+        text = links.get("/".join([*where, part]))
+        if text is None:
+            where.append(part)
+            continue
+        hops += 1
+        if hops > MAX_LINK_HOPS or text.startswith("/"):
+            return False
+        pending.extendleft(reversed(text.split("/")))
+    return True
 
 
 # -- both sides --------------------------------------------------------------------------------

@@ -55,6 +55,12 @@ class Report:
 UNUSED_SUPPRESSION = "unused_suppression"  # TL905's package: it runs after the others
 LOCK_VIOLATION = "lock_violation"  # TL906's, likewise
 GOVERNANCE = frozenset({UNUSED_SUPPRESSION, LOCK_VIOLATION})
+ALWAYS_REPORTED = frozenset({LOCK_VIOLATION})
+"""Rules no selection turns off: TL906 reports the attempts to loosen an org pack's locks, and
+the repository that makes the attempt writes the selection (``select = ["TL1"]``), so it
+cannot be the one to hide the report. TL905 (unused, malformed or expired suppressions) is
+not here: a suppression it reports suppresses nothing, so hiding TL905 hides no finding; it
+follows the selection like ruff's RUF100, and an org pack that wants it locks it."""
 UNSUPPORTED = "unsupported_workload"  # TL907's: it reads the run's files, not a job
 
 
@@ -165,6 +171,8 @@ def check(
     workers: int | None = None,
     strict: bool = False,
     exclude: Sequence[Path] = (),
+    packs: Sequence[str] = (),
+    approved_by: Sequence[str] | None = None,
 ) -> Report:
     """Every finding of the policy's rules on every job under ``paths``, sorted by location.
 
@@ -174,11 +182,14 @@ def check(
     ``namespaces`` run too. Big runs parse and evaluate in ``workers`` processes (default:
     ``parallel.worker_count``'s choice); the report is the same for any number of them.
     TL907 reports the GPU workloads no format reads, as errors when ``strict``; ``exclude``
-    names trainlint's own files, never read as input.
+    names trainlint's own files, never read as input. ``packs`` are org packs named outside
+    the repository (the repo config cannot remove them); ``approved_by``, when given, lists
+    the identities the CI platform verified approved this change: a waiver of a locked rule
+    then counts only when its approver is among them too.
     """
     if config is None:
         config = find_config(paths[0]) if paths else RepoConfig()
-    policy = load_policy(config, pack, offline=offline)
+    policy = load_policy(config, pack, offline=offline, required=packs)
     pack = policy.pack
     selection = Selection.resolve(config, select, extend_select, ignore)
     conftest_ids = conftest_rule_ids(pack, namespaces, all_namespaces)
@@ -221,7 +232,9 @@ def check(
         report.findings += _unsupported(report, engine, rules[UNSUPPORTED], strict)
     findings = _unique(sorted(report.findings, key=sort_key))
     files = [s.path for job in report.jobs for s in job.sources] + [f.file for f in findings]
-    suppressions = suppress.collect(files, config, known, baseline, today, policy.locks)
+    suppressions = suppress.collect(
+        files, config, known, baseline, today, policy.locks, verified=approved_by
+    )
     findings = [suppressions.apply(f) for f in findings]
     violations += suppressions.lock_violations.values()
 
@@ -236,8 +249,13 @@ def check(
 
 
 def _runs(rule: RuleMeta, selection: Selection, policy: Policy) -> bool:
-    """Selected, or locked by an org pack: a locked rule cannot be turned off."""
-    return selection.runs(rule.id, rule.slug) or policy.locks.rule(rule.id) is not None
+    """Selected, locked by an org pack (a locked rule cannot be turned off), or always
+    reported (TL906, whatever ``select``, ``--select`` or ``ignore`` say)."""
+    return (
+        rule.package.rsplit(".", 1)[-1] in ALWAYS_REPORTED
+        or selection.runs(rule.id, rule.slug)
+        or policy.locks.rule(rule.id) is not None
+    )
 
 
 def _deselected_locks(config: RepoConfig, policy: Policy) -> list[PlacedViolation]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from trainlint.assemble import display
@@ -17,7 +18,15 @@ from trainlint.config import RepoConfig
 from trainlint.errors import ConfigError
 from trainlint.job import Location
 from trainlint.packs import Pack, load_builtin_pack, load_pack
-from trainlint.packs.layering import Locks, Violation, layer, override_params, with_params
+from trainlint.packs.layering import (
+    Locks,
+    Violation,
+    layer,
+    override_params,
+    same_kind,
+    with_params,
+)
+from trainlint.packs.sources import PackSource
 
 
 @dataclass(frozen=True)
@@ -33,9 +42,18 @@ class Policy:
     violations: list[PlacedViolation] = field(default_factory=list)
 
 
-def load_policy(config: RepoConfig, base: Pack | None = None, *, offline: bool = False) -> Policy:
-    """``base`` (default: the builtin pack) under the config's org packs and params."""
-    packs = [base or load_builtin_pack(), *_org_packs(config, offline)]
+def load_policy(
+    config: RepoConfig,
+    base: Pack | None = None,
+    *,
+    offline: bool = False,
+    required: Sequence[str] = (),
+) -> Policy:
+    """``base`` (default: the builtin pack) under the ``required`` packs (named on the command
+    line or in ``TRAINLINT_PACKS``: the repository cannot remove them), then the repo config's
+    org packs and params."""
+    packs = [base or load_builtin_pack(), *_required_packs(required, offline)]
+    packs += _org_packs(config, offline)
     pack, locks, layered = layer(packs)
     params = config_params(pack, config)
     merged, rejected = override_params(_params(pack), params, locks, "the repo config")
@@ -66,33 +84,53 @@ def _check_param(
     if key not in base:
         known = ", ".join(sorted(base)) or "none"
         raise ConfigError(f"{config.source}: {where}: unknown parameter {key!r} (known: {known})")
-    if not _same_kind(base[key], value):
+    if not same_kind(base[key], value):
         message = f"{where}.{key}: {value!r} is not the kind of value {base[key]!r} is"
         raise ConfigError(f"{config.source}: {message}")
 
 
-def _same_kind(old: Any, new: Any) -> bool:
-    """JSON kinds match; numbers are one kind, and a null default takes a number or a null."""
-    number = (int, float)
-    if old is None:
-        return new is None or (isinstance(new, number) and not isinstance(new, bool))
-    if isinstance(old, bool) or isinstance(new, bool):
-        return isinstance(old, bool) and isinstance(new, bool)
-    if isinstance(old, number):
-        return isinstance(new, number) or new is None
-    return isinstance(new, type(old))
-
-
 def _org_packs(config: RepoConfig, offline: bool) -> list[Pack]:
+    """The packs the repo config lists: a path or key file of one must lie inside the
+    repository (the config is the pull request's to write)."""
     if not config.packs:
         return []
+    from trainlint.config import repository_root
     from trainlint.packs.fetch import resolve  # httpx only when a config lists packs
 
-    return [load_pack(resolve(source, config.root, offline=offline)) for source in config.packs]
+    repository = repository_root(config.root)
+    return [
+        load_pack(resolve(source, config.root, offline=offline, repository=repository))
+        for source in config.packs
+    ]
+
+
+def _required_packs(values: Sequence[str], offline: bool) -> list[Pack]:
+    if not values:
+        return []
+    from trainlint.packs.fetch import resolve
+
+    return [
+        load_pack(resolve(named_source(value), Path.cwd(), offline=offline)) for value in values
+    ]
+
+
+def named_source(value: str) -> PackSource:
+    """A pack named outside the repository's config (``--pack``, ``TRAINLINT_PACKS``): a
+    path, ``entry-point:NAME``, or an https URL pinned by ``#sha256=<hex>``."""
+    if value.startswith("entry-point:"):
+        return PackSource.model_validate({"entry_point": value.removeprefix("entry-point:")})
+    if "://" not in value:
+        return PackSource(path=value)
+    url, _, pin = value.partition("#sha256=")
+    try:
+        return PackSource(url=url, sha256=pin or None)
+    except ValueError as exc:
+        raise ConfigError(f"--pack {value!r}: the sha256 pin is not 64 hex digits") from exc
 
 
 def _params(pack: Pack) -> dict[str, Any]:
-    value = pack.data.get("trainlint", {}).get("params", {})
+    trainlint = pack.data.get("trainlint", {})
+    value = trainlint.get("params", {}) if isinstance(trainlint, dict) else {}
     return value if isinstance(value, dict) else {}
 
 

@@ -31,6 +31,7 @@ from trainlint.findings import Finding, Suppression, selected
 from trainlint.job import Location
 from trainlint.packs.layering import Locks, RuleLock, Violation
 from trainlint.policy import PlacedViolation, config_line
+from trainlint.report import replace_file
 from trainlint.sources.structured import MAX_BYTES
 
 BASELINE_VERSION = 1
@@ -97,6 +98,8 @@ class Suppressions:
     today: datetime.date = field(default_factory=datetime.date.today)
     locks: Locks = field(default_factory=Locks)
     lock_violations: dict[tuple[str, str, int], PlacedViolation] = field(default_factory=dict)
+    verified: frozenset[str] | None = None
+    """Who the CI platform verified approved the change (``--approved-by``); None: unknown."""
 
     def apply(self, finding: Finding) -> Finding:
         """The finding, marked with the first suppression that covers it; every suppression
@@ -114,11 +117,16 @@ class Suppressions:
 
     def _allowed(self, lock: RuleLock, hit: Hit, finding: Finding) -> bool:
         suppression, where = hit
-        if suppression.kind == "waiver" and suppression.approved_by in lock.approvers:
+        approver = suppression.approved_by
+        verified = self.verified is None or approver in self.verified
+        if suppression.kind == "waiver" and approver in lock.approvers and verified:
             return True
-        if suppression.kind == "waiver":
+        if suppression.kind == "waiver" and approver in lock.approvers:
+            detail = (f"a waiver of {finding.rule} approved by {approver!r}, who has not "
+                      "approved this change (the approvals the CI platform verified)")  # fmt: skip
+        elif suppression.kind == "waiver":
             approvers = ", ".join(lock.approvers) or "none"
-            detail = (f"a waiver of {finding.rule} approved by {suppression.approved_by!r}, "
+            detail = (f"a waiver of {finding.rule} approved by {approver!r}, "
                       f"not one of the pack's approvers ({approvers})")  # fmt: skip
         else:
             detail = f"a {suppression.kind} suppression of {finding.rule}"
@@ -219,10 +227,14 @@ def collect(
     baseline_path: Path | None = None,
     today: datetime.date | None = None,
     locks: Locks | None = None,
+    *,
+    verified: Iterable[str] | None = None,
 ) -> Suppressions:
-    """Read every suppression that applies to a run over ``files`` (paths as reported)."""
+    """Read every suppression that applies to a run over ``files`` (paths as reported);
+    ``verified``: who approved the change, as the CI platform verified it (None: unknown)."""
     result = Suppressions(config=config, today=today or datetime.date.today(),
-                          locks=locks or Locks())  # fmt: skip
+                          locks=locks or Locks(),
+                          verified=None if verified is None else frozenset(verified))  # fmt: skip
     for file in sorted(set(files)):
         ignores, problems = inline_ignores(file, known)
         if ignores:
@@ -293,7 +305,8 @@ def baseline_key(finding: Finding, folder: Path) -> tuple[str, str, str, str]:
 
 
 def write_baseline(findings: Sequence[Finding], path: Path) -> int:
-    """Record the findings that count now; returns how many were written."""
+    """Record the findings that count now; returns how many were written. The file is
+    replaced atomically (``report.replace_file``)."""
     current = [f for f in findings if f.suppression is None]
     entries = sorted(
         {"rule": k[0], "file": k[1], "job": k[2], "fingerprint": k[3]}.items()
@@ -302,7 +315,8 @@ def write_baseline(findings: Sequence[Finding], path: Path) -> int:
     rows = [dict(entry) for entry in entries]
     lines = ",\n".join("    " + json.dumps(row, sort_keys=True) for row in rows)
     body = f'{{\n  "version": {BASELINE_VERSION},\n  "findings": [\n{lines}\n  ]\n}}\n'
-    path.write_text(body if rows else f'{{"version": {BASELINE_VERSION}, "findings": []}}\n')
+    empty = f'{{"version": {BASELINE_VERSION}, "findings": []}}\n'
+    replace_file(path, body if rows else empty)  # replaced whole: never read half-written
     return len(rows)
 
 

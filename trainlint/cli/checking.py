@@ -153,6 +153,23 @@ def text_console() -> Console:
     f"from {PARALLEL_THRESHOLD} files or jobs, else 1]",
 )
 @click.option(
+    "--pack",
+    "packs",
+    multiple=True,
+    metavar="SOURCE",
+    envvar="TRAINLINT_PACKS",
+    help="An org pack the repository cannot remove: a path, entry-point:NAME or an https URL "
+    "pinned by #sha256=HEX; repeatable. TRAINLINT_PACKS lists them separated by whitespace.",
+)
+@click.option(
+    "--approved-by",
+    "approved_by",
+    metavar="NAMES",
+    envvar="TRAINLINT_APPROVED_BY",
+    help="Who approved this change, as the CI platform verified it (comma-separated): a waiver "
+    "of a locked rule then counts only when its approved_by is among them.",
+)
+@click.option(
     "--strict",
     is_flag=True,
     help="Report GPU workloads trainlint does not understand (TL907) as errors, for gates "
@@ -177,6 +194,8 @@ def check(
     diff_base: str | None = None,
     workers: int | None = None,
     strict: bool = False,
+    packs: tuple[str, ...] = (),
+    approved_by: str | None = None,
 ) -> None:
     """Check the training jobs under PATHS (default: the current directory)."""
     from trainlint import suppress
@@ -187,6 +206,10 @@ def check(
         raise ConfigError("--engine opa needs --opa-url URL (the OPA server)")
     if opa_url and engine_name != "opa":
         raise ConfigError("--opa-url is only used with --engine opa")
+    if opa_url:
+        from trainlint.engine.opa_backend import check_url
+
+        check_url(opa_url)  # https, or plain http to loopback only: before anything is read
     targets = list(paths) or [Path(".")]
     config = find_config(targets[0])
     if diff_base is not None:
@@ -196,7 +219,8 @@ def check(
             engine_name=engine_name, select=split_values(select) or None,
             ignore=split_values(ignore), extend_select=split_values(extend_select),
             baseline=baseline, opa_url=opa_url, namespaces=split_values(namespaces),
-            all_namespaces=all_namespaces, offline=offline,
+            all_namespaces=all_namespaces, offline=offline, strict=strict,
+            packs=_pack_values(packs), approved_by=_names(approved_by),
         )  # fmt: skip
         threshold = cast("Severity", fail_on or config.fail_on or "warning")
         sys.exit(check_diff(targets, diff_base, fmt, output, threshold, options))
@@ -206,6 +230,7 @@ def check(
         opa_url=opa_url, namespaces=split_values(namespaces), all_namespaces=all_namespaces,
         offline=offline, workers=workers, strict=strict,
         exclude=[p for p in (output, write_baseline, baseline) if p is not None],
+        packs=_pack_values(packs), approved_by=_names(approved_by),
     )  # fmt: skip
     if write_baseline is not None:
         written = suppress.write_baseline(report.findings, write_baseline)
@@ -226,6 +251,18 @@ def check(
     threshold = cast("Severity", fail_on or config.fail_on or "warning")
     counted = [f for f in report.findings if f.suppression is None]
     sys.exit(EXIT_FINDINGS if at_or_above(counted, threshold) else EXIT_CLEAN)
+
+
+def _pack_values(packs: tuple[str, ...]) -> list[str]:
+    """``--pack`` values, and ``TRAINLINT_PACKS`` split on whitespace."""
+    return [word for value in packs for word in value.split()]
+
+
+def _names(approved_by: str | None) -> list[str] | None:
+    """``--approved-by a,b``: the verified approvers; None when the platform said nothing."""
+    if approved_by is None:
+        return None
+    return [name.strip() for name in approved_by.split(",") if name.strip()]
 
 
 def check_diff(
@@ -264,16 +301,25 @@ def check_diff(
 
 
 def write_report(output: Path, text: str) -> None:
-    """``--output`` in a folder that does not exist yet creates it (as ruff does)."""
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(text)
+    """``--output``: replaced whole, never rewritten in place (``report.replace_file``); a
+    folder that does not exist yet is created (as ruff does)."""
+    from trainlint.report import replace_file
+
+    replace_file(output, text)
 
 
 def append_step_summary(report: Report) -> None:
-    """In GitHub Actions, add the job summary (every finding) to the step's summary file."""
+    """In GitHub Actions, add the job summary (every finding) to the step's summary file: the
+    runner owns that file, so it is appended to (one write), not replaced."""
     path = os.environ.get("GITHUB_STEP_SUMMARY")
     if path:
         from trainlint.report import github as github_report
 
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(github_report.job_summary(report))
+        data = github_report.job_summary(report).encode("utf-8")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+        except OSError as exc:
+            raise ConfigError(f"cannot append to $GITHUB_STEP_SUMMARY ({path}): "
+                              f"{exc.strerror or exc}") from None  # fmt: skip

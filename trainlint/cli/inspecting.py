@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -114,12 +115,13 @@ def rule(key: str) -> None:
 @handle_errors
 def init(folder: Path | None, force: bool) -> None:
     """Write a commented starter .trainlint.toml in FOLDER (default: the current directory)."""
+    from trainlint.report import replace_file
     from trainlint.starter import STARTER_TOML
 
     target = (folder or Path(".")) / ".trainlint.toml"
-    if target.exists() and not force:
+    if os.path.lexists(target) and not force:
         raise ConfigError(f"{target} exists (use --force to overwrite it)")
-    target.write_text(STARTER_TOML)
+    replace_file(target, STARTER_TOML)
     click.echo(f"Wrote {target}.")
 
 

@@ -19,7 +19,15 @@ from urllib.parse import quote
 
 import httpx
 
-from trainlint.comment.http import ApiClient, RetryPolicy, check_base_url
+from trainlint.comment.http import (
+    ApiClient,
+    RetryPolicy,
+    api_id,
+    api_object,
+    api_ref,
+    api_text,
+    check_base_url,
+)
 from trainlint.comment.sticky import Comment
 from trainlint.errors import ConfigError
 
@@ -72,19 +80,21 @@ class GitHubPullRequest:
 
     def create(self, body: str) -> Comment:
         path = f"/repos/{self._repo}/issues/{self._number}/comments"
-        return _comment(self.api.request("POST", path, {"body": body}).json())
+        return _comment(self.api.json("POST", path, {"body": body}))
 
     def update(self, comment_id: int, body: str) -> Comment:
         path = f"/repos/{self._repo}/issues/comments/{comment_id}"
-        return _comment(self.api.request("PATCH", path, {"body": body}).json())
+        return _comment(self.api.json("PATCH", path, {"body": body}))
 
     def delete(self, comment_id: int) -> None:
         self.api.request("DELETE", f"/repos/{self._repo}/issues/comments/{comment_id}")
 
     def base_ref(self) -> str:
         """The pull request's base branch name."""
-        data = self.api.request("GET", f"/repos/{self._repo}/pulls/{self._number}").json()
-        return str(data["base"]["ref"])
+        pull = api_object(self.api.json("GET", f"/repos/{self._repo}/pulls/{self._number}"),
+                          f"GitHub API: pull request {self.label}")  # fmt: skip
+        base = api_object(pull.get("base"), f"GitHub API: the base of {self.label}")
+        return api_ref(base.get("ref"), f"GitHub API: the base ref of {self.label}")
 
 
 def github_from_env(
@@ -97,4 +107,10 @@ def github_from_env(
 
 
 def _comment(item: Any) -> Comment:
-    return Comment(int(item["id"]), str(item.get("body") or ""), str(item.get("html_url") or ""))
+    """A comment of the API's answer, checked: an id, text for the body and the link."""
+    fields = api_object(item, "GitHub API: a comment")
+    return Comment(
+        api_id(fields.get("id"), "GitHub API: a comment's id"),
+        api_text(fields.get("body"), "GitHub API: a comment's body"),
+        api_text(fields.get("html_url"), "GitHub API: a comment's html_url"),
+    )

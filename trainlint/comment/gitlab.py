@@ -20,7 +20,17 @@ from urllib.parse import quote
 
 import httpx
 
-from trainlint.comment.http import ApiClient, RetryPolicy, check_base_url
+from trainlint.comment.http import (
+    ApiClient,
+    CommentError,
+    RetryPolicy,
+    api_id,
+    api_object,
+    api_ref,
+    api_text,
+    check_base_url,
+    kind,
+)
 from trainlint.comment.sticky import Comment
 from trainlint.errors import ConfigError
 
@@ -64,21 +74,22 @@ class GitLabMergeRequest:
 
     def list_comments(self) -> list[Comment]:
         path = f"{self._base}/notes?sort=asc&order_by=created_at&per_page=100"
-        return [_note(item) for item in self.api.pages(path) if not item.get("system")]
+        return [note for note in map(_note, self.api.pages(path)) if note is not None]
 
     def create(self, body: str) -> Comment:
-        return _note(self.api.request("POST", f"{self._base}/notes", {"body": body}).json())
+        return _created(self.api.json("POST", f"{self._base}/notes", {"body": body}))
 
     def update(self, comment_id: int, body: str) -> Comment:
         path = f"{self._base}/notes/{comment_id}"
-        return _note(self.api.request("PUT", path, {"body": body}).json())
+        return _created(self.api.json("PUT", path, {"body": body}))
 
     def delete(self, comment_id: int) -> None:
         self.api.request("DELETE", f"{self._base}/notes/{comment_id}")
 
     def base_ref(self) -> str:
         """The merge request's target branch name."""
-        return str(self.api.request("GET", self._base).json()["target_branch"])
+        request = api_object(self.api.json("GET", self._base), f"GitLab API: {self.label}")
+        return api_ref(request.get("target_branch"), f"GitLab API: the target of {self.label}")
 
 
 def token_from_env(env: Mapping[str, str]) -> tuple[str, str]:
@@ -97,5 +108,21 @@ def gitlab_from_env(
     return GitLabMergeRequest(project, iid, token_from_env(env), api_url=api_url, **options)
 
 
-def _note(item: Any) -> Comment:
-    return Comment(int(item["id"]), str(item.get("body") or ""))
+def _note(item: Any) -> Comment | None:
+    """A note of the API's answer, checked; None for a system note (GitLab's own entries)."""
+    fields = api_object(item, "GitLab API: a note")
+    system = fields.get("system", False)
+    if not isinstance(system, bool):
+        raise CommentError(f"GitLab API: a note's system flag is {kind(system)}, not a boolean")
+    if system:
+        return None
+    note_id = api_id(fields.get("id"), "GitLab API: a note's id")
+    return Comment(note_id, api_text(fields.get("body"), "GitLab API: a note's body"))
+
+
+def _created(item: Any) -> Comment:
+    """The note the API says it created or edited (never a system note)."""
+    note = _note(item)
+    if note is None:
+        raise CommentError("GitLab API: the note written is a system note")
+    return note

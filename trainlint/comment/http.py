@@ -15,6 +15,9 @@
   ``update`` behaviour then edits the newest one on the next run.
 * The token never appears in an error: messages carry the method, path and the host's own
   ``message`` field, and any occurrence of the token is replaced by ``***``.
+* An answer is checked before it is used: JSON that does not decode, an object where a list
+  was expected, a comment without an integer id or with a body that is not text are a
+  ``CommentError`` naming the endpoint (exit 2), never a crash.
 """
 
 from __future__ import annotations
@@ -128,6 +131,10 @@ class ApiClient:
             self.retry.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
 
+    def json(self, method: str, path: str, body: Any = None) -> Any:
+        """The decoded JSON answer of one call (``request``); invalid JSON is a CommentError."""
+        return self._decode(method, self.request(method, path, body))
+
     def pages(self, path: str) -> Iterator[Any]:
         """Items of a paginated list: follows ``Link: rel="next"``, else GitLab's X-Next-Page."""
         url: str | None = path
@@ -135,9 +142,20 @@ class ApiClient:
             if url is None:
                 return
             response = self.request("GET", url)
-            yield from response.json()
+            items = self._decode("GET", response)
+            if not isinstance(items, list):
+                where = f"GET {response.url.path}"
+                raise CommentError(f"{self.host} API: {where} answered {kind(items)}, not a list")
+            yield from items
             url = _next_url(response)
         raise CommentError(f"{self.host} API: more than {MAX_PAGES} pages of comments")
+
+    def _decode(self, method: str, response: httpx.Response) -> Any:
+        try:
+            return response.json()
+        except ValueError:  # JSONDecodeError and UnicodeDecodeError alike
+            where = f"{method} {response.url.path}"
+            raise CommentError(f"{self.host} API: {where} answered invalid JSON") from None
 
     def _describe(self, response: httpx.Response) -> str:
         text = _describe(response)
@@ -172,6 +190,45 @@ class ApiClient:
             what += f" (after {attempts} attempts)"
         message = f"{self.host} API: {method} {endpoint} failed: {what}"
         return CommentError(message.replace(self._secret, "***") if self._secret else message)
+
+
+def kind(value: Any) -> str:
+    """A JSON value's kind, for messages (never the value: it may be long or hostile)."""
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}
+    if value is None:
+        return "null"
+    return names.get(type(value), "a number" if isinstance(value, (int, float)) else "a value")
+
+
+def api_object(value: Any, what: str) -> dict[str, Any]:
+    """``value`` when it is a JSON object; else a CommentError saying ``what`` it should be."""
+    if not isinstance(value, dict):
+        raise CommentError(f"{what} is {kind(value)}, not an object")
+    return value
+
+
+def api_id(value: Any, what: str) -> int:
+    """A positive integer id (a JSON number, not a boolean)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise CommentError(f"{what} is {kind(value)}, not a positive integer id")
+    return value
+
+
+def api_text(value: Any, what: str) -> str:
+    """A string, or null read as the empty string."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise CommentError(f"{what} is {kind(value)}, not text")
+    return value
+
+
+def api_ref(value: Any, what: str) -> str:
+    """A branch name git can be given: text, not empty, not starting with ``-``."""
+    ref = api_text(value, what)
+    if not ref.strip() or ref.startswith("-"):
+        raise CommentError(f"{what} is not a branch name")
+    return ref
 
 
 def _retry_after(headers: httpx.Headers, now: float) -> float | None:

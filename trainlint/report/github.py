@@ -13,6 +13,14 @@ the most costly findings (waste in $ per run, then location) of each severity ar
 the rest are folded into one ``::notice`` and listed as plain lines in a collapsed log group.
 Suppressed findings are not annotated. Every finding, annotated or not, is in the job summary
 (:func:`job_summary`), which the CLI appends to ``$GITHUB_STEP_SUMMARY``: rendering stays pure.
+
+File names (git allows a newline in one), messages and rule names come from the repository
+and its packs, and the runner reads every log line for commands (actions/runner
+``ActionCommand``): a line that starts with ``::`` once leading whitespace is trimmed, or that
+holds ``##[`` anywhere (the older syntax). So nothing from a finding reaches the log unescaped:
+in commands through the toolkit's escaping, in the plain lines (the folded findings, the
+summary) through :func:`plain`, which also keeps them off both command syntaxes. The job
+summary is Markdown with every such text escaped and on one table row.
 """
 
 from __future__ import annotations
@@ -98,15 +106,21 @@ def render(report: Report) -> str:
         more = f"{_plural(len(folded), 'more finding')} not annotated: see the job summary"
         lines.append(command("notice", more, title="trainlint"))
         lines.append(f"::group::{escape_data(more)}")
-        lines.extend(_plain(format_finding(f)) for f in folded)
+        lines.extend(plain(format_finding(f)) for f in folded)
         lines.append("::endgroup::")
-    lines.append(_plain(summary(report)))
+    lines.append(plain(summary(report)))
     return "\n".join(lines) + "\n"
 
 
-def _plain(line: str) -> str:
-    """A log line that cannot be read as a workflow command (a file named ``::x`` …)."""
-    return f" {line}" if line.startswith("::") else line
+def plain(line: str) -> str:
+    """One log line that no runner reads as a workflow command, whatever a file name holds:
+    CR and LF escaped as in a command's data (one finding, one line), ``##[`` broken up, and a
+    ``::`` that would start the line once whitespace is trimmed written ``%3A:``."""
+    text = escape_data(line).replace("##[", "#%23[")
+    trimmed = text.lstrip()
+    if trimmed.startswith("::"):
+        text = text[: len(text) - len(trimmed)] + "%3A" + trimmed[1:]
+    return text
 
 
 def job_summary(report: Report, *, limit: int = SUMMARY_LIMIT) -> str:
@@ -136,7 +150,7 @@ def job_summary(report: Report, *, limit: int = SUMMARY_LIMIT) -> str:
         tail += ["", f"<details><summary>{title}</summary>", ""]
         tail += ["| Location | Rule | Suppression | Reason |", "|---|---|---|---|"]
         tail += [
-            f"| {_code(_where(f))} | {f.rule} {f.name} | {f.suppression.kind} | "
+            f"| {_code(_where(f))} | {_text(f'{f.rule} {f.name}')} | {f.suppression.kind} | "
             f"{_text(f.suppression.reason or '')} |"
             for f in suppressed
             if f.suppression is not None
@@ -175,8 +189,8 @@ def _fit(head: list[str], table: list[str], rows: list[str], tail: list[str], li
 def _row(f: Finding) -> str:
     cost = format_waste(f.waste).strip().removeprefix("(").removesuffix(" per run)")
     return (
-        f"| {_code(_where(f))} | {f.rule} {f.name} | {f.severity} | {_text(f.message)} | "
-        f"{_text(cost)} |"
+        f"| {_code(_where(f))} | {_text(f'{f.rule} {f.name}')} | {f.severity} | "
+        f"{_text(f.message)} | {_text(cost)} |"
     )
 
 
