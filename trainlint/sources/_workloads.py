@@ -291,8 +291,10 @@ _SIGNATURES = (
     ),
     _Signature(
         "DINOv2 / SSL training config",
-        lambda d: "batch_size_per_gpu" in _block(d, "train")
-        and bool({"student", "teacher", "dino", "ibot"} & set(d)),
+        lambda d: (
+            "batch_size_per_gpu" in _block(d, "train")
+            and bool({"student", "teacher", "dino", "ibot"} & set(d))
+        ),
         ("train", "batch_size_per_gpu"),
     ),
 )
