@@ -435,3 +435,45 @@ def test_dataclass_field_default_is_read() -> None:
     doc = read_document(Input("config.py", text))
     assert doc is not None
     assert {f.pointer: f.value for f in doc.facts}.get("/training/max_steps") == 2000
+
+
+LIBRARY_CONFIG = (
+    "from dataclasses import dataclass, field\n"
+    "from transformers import TrainingArguments\n\n"
+    "@dataclass\nclass GRPOConfig(TrainingArguments):\n"
+    "    logging_steps: float = field(default=10)\n"
+    "    per_device_train_batch_size: int = field(default=8)\n"
+    "    max_steps: int = 1000\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "purpose"),
+    [
+        ("tests/test_sft_trainer.py",
+         "from trl import SFTConfig\n\ndef test_train():\n"
+         "    SFTConfig(max_steps=3, per_device_train_batch_size=2, logging_steps=1)\n",
+         "tests (a pytest module), not a training run"),
+        ("trl/trainer/grpo_config.py", LIBRARY_CONFIG,
+         "extends argument classes and runs nothing (library code), not a training run"),
+        # a project's own defaults, and a library class a script then uses, are runs
+        ("dataclass_config.py", None, None),
+        ("sft.py", LIBRARY_CONFIG + "\nif __name__ == '__main__':\n    main()\n", None),
+        ("sft.py", LIBRARY_CONFIG + "\nargs = GRPOConfig(output_dir='out', max_steps=5)\n", None),
+    ],
+)  # fmt: skip
+def test_tests_and_library_argument_classes_are_no_runs(
+    name: str, text: str | None, purpose: str | None
+) -> None:
+    doc = read(name, text)
+    assert doc is not None and doc.facts  # still read: a job that references it uses them
+    assert doc.purpose == purpose
+
+
+def test_a_library_argument_class_roots_no_job(in_tmp: Path) -> None:
+    (in_tmp / "grpo_config.py").write_text(LIBRARY_CONFIG)
+    (in_tmp / "test_grpo.py").write_text(
+        "from trl import GRPOConfig\n\ndef test_x():\n"
+        "    GRPOConfig(max_steps=3, logging_steps=1)\n"
+    )
+    assert assemble([in_tmp / "grpo_config.py", in_tmp / "test_grpo.py"]) == []

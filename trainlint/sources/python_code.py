@@ -40,6 +40,7 @@ _CALL_HINT = re.compile(rf"\b(?:{'|'.join(sorted(_CALLS))}|deepspeed\.initialize
 _NAME_HINT = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)", re.MULTILINE)
 _DS_HINT = re.compile(r"[\"'](?:zero_optimization|train_micro_batch_size_per_gpu)[\"']")
 _DS_KEYS = frozenset(str(path[0]) for path in deepspeed.TABLE if path)
+_PYTEST_MODULE = re.compile(r"^(?:test_\w*|\w+_test|conftest)\.py$")
 _PURE_CONFIG = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Import, ast.ImportFrom, ast.Pass)
 
 
@@ -49,6 +50,7 @@ class _Reading:
     facts: list[Fact] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)
     unknown_keys: list[UnknownKey] = field(default_factory=list)
+    purpose: str | None = None
 
 
 def recognise(file: Input) -> float:
@@ -63,6 +65,7 @@ def parse(file: Input) -> Document:
     doc = Document(file.path, name, reading.confidence, role)
     doc.facts, doc.references = list(reading.facts), list(reading.references)
     doc.unknown_keys = list(reading.unknown_keys)
+    doc.purpose = reading.purpose
     return doc
 
 
@@ -93,7 +96,48 @@ def _read(path: str, text: str) -> _Reading:
         return _Reading()
     facts = ds_facts + class_facts + module_facts + found.facts  # later wins: calls last
     facts += _feature_facts(ctx, tree)
-    return _Reading(found.confidence, facts, found.references, unknown)
+    only_classes = bool(class_facts) and not (ds_facts or module_facts or found.facts)
+    purpose = _not_a_run(path, tree, only_classes and _extends_a_class(ctx))
+    return _Reading(found.confidence, facts, found.references, unknown, purpose)
+
+
+def _not_a_run(path: str, tree: ast.Module, library_classes: bool) -> str | None:
+    """Why a Python file that reads like training code runs no training itself: a pytest
+    module (``tests/test_sft_trainer.py`` builds tiny trainers to test a library), or a module
+    that only extends argument classes (``class GRPOConfig(TrainingArguments)`` in
+    ``trl/trainer/grpo_config.py``: a library's defaults, which its users' runs override) and
+    runs nothing. A project's own ``@dataclass class TrainConfig:`` of defaults stays a run's
+    config. Either is still read when a job references it."""
+    if _PYTEST_MODULE.match(path.rsplit("/", 1)[-1]):
+        return "tests (a pytest module), not a training run"
+    if library_classes and not any(map(_runs_something, tree.body)):
+        return "extends argument classes and runs nothing (library code), not a training run"
+    return None
+
+
+def _extends_a_class(ctx: Context) -> bool:
+    """Every dataclass holding settings derives from another class (a library's own
+    arguments type, ``GRPOConfig(_BaseConfig)``), not from nothing."""
+    holding = [c for c in ctx.scan.dataclasses if set(_assigned(c.body)) & t.KNOWN_NAMES]
+    return bool(holding) and all(cls.bases for cls in holding)
+
+
+def _runs_something(stmt: ast.stmt) -> bool:
+    """A top-level statement that does work when the module runs: a call, a loop, a
+    ``__main__`` guard; imports, definitions and plain assignments do not."""
+    if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef)):
+        return False
+    if isinstance(stmt, (ast.AsyncFunctionDef, ast.Pass)) or _is_docstring(stmt):
+        return False
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+        return False  # ``logger = logging.getLogger(__name__)`` only prepares
+    if isinstance(stmt, ast.If):  # ``if TYPE_CHECKING:`` imports; a __main__ guard runs
+        return any(map(_runs_something, stmt.body + stmt.orelse)) or "__main__" in ast.dump(
+            stmt.test
+        )
+    if isinstance(stmt, ast.Try):
+        return any(map(_runs_something, stmt.body))
+    return True
 
 
 def _feature_facts(ctx: Context, tree: ast.Module) -> list[Fact]:
