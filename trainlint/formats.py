@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from trainlint.sources import all_sources
+from trainlint.writing import replace_file
 
 
 @dataclass(frozen=True)
@@ -67,5 +68,5 @@ def _row(key: str, pointers: list[str]) -> str:
 
 if __name__ == "__main__":
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/formats.md")
-    target.write_text(render_markdown())
+    replace_file(target, render_markdown())
     print(target)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from trainlint.packs import Pack, RuleMeta, load_builtin_pack
+from trainlint.writing import replace_file
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
 SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead", "Options")
@@ -100,7 +101,7 @@ def _anchor(rule: RuleMeta) -> str:
 
 
 def main() -> None:
-    DOCS.write_text(render_catalog(load_builtin_pack()))
+    replace_file(DOCS, render_catalog(load_builtin_pack()))
     print(DOCS)
 
 

@@ -17,6 +17,7 @@ from trainlint.job import Job
 from trainlint.probe.result import Measurement
 from trainlint.report.json_ import JsonReport
 from trainlint.resources import bundled
+from trainlint.writing import replace_file
 
 SCHEMAS: dict[str, type[BaseModel]] = {
     "job.schema.json": Job,
@@ -37,7 +38,7 @@ def write(directory: Path) -> list[Path]:
     written = []
     for name, model in SCHEMAS.items():
         path = directory / name
-        path.write_text(render(model))
+        replace_file(path, render(model))
         written.append(path)
     return written
 

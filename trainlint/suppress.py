@@ -31,8 +31,8 @@ from trainlint.findings import Finding, Suppression, selected
 from trainlint.job import Location
 from trainlint.packs.layering import Locks, RuleLock, Violation
 from trainlint.policy import PlacedViolation, config_line
-from trainlint.report import replace_file
 from trainlint.sources.structured import MAX_BYTES
+from trainlint.writing import replace_file
 
 BASELINE_VERSION = 1
 _IGNORE = re.compile(r"(?:^|\s)#\s*trainlint:\s*(?P<kind>ignore(?:-file)?)\b(?P<rest>.*)$")
@@ -306,7 +306,7 @@ def baseline_key(finding: Finding, folder: Path) -> tuple[str, str, str, str]:
 
 def write_baseline(findings: Sequence[Finding], path: Path) -> int:
     """Record the findings that count now; returns how many were written. The file is
-    replaced atomically (``report.replace_file``)."""
+    replaced atomically (``writing.replace_file``)."""
     current = [f for f in findings if f.suppression is None]
     entries = sorted(
         {"rule": k[0], "file": k[1], "job": k[2], "fingerprint": k[3]}.items()

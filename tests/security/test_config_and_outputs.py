@@ -250,6 +250,20 @@ def test_init_force_replaces_the_config_atomically(job: Path) -> None:
     assert replaced(job / ".trainlint.toml", ["init", "--force"], (0,)) == STARTER_TOML
 
 
+def test_pack_build_and_sign_replace_their_files_atomically(job: Path) -> None:
+    assert invoke(["pack", "init", "acme", "--dir", "acme"]).exit_code == 0
+    (job / "secret").write_text("a shared secret of at least thirty-two bytes!\n")
+    sign = ["pack", "sign", "acme", "--key", "secret", "--algorithm", "HS256"]
+    assert json.loads(replaced(job / "acme" / ".signatures.json", sign, (0,)))["signatures"]
+    archive = job / "acme.tar.gz"
+    archive.write_text("OLD BUNDLE\n")
+    with archive.open() as reader:
+        assert invoke(["pack", "build", "acme", "-o", "acme.tar.gz"]).exit_code == 0
+        assert reader.read() == "OLD BUNDLE\n"  # a new file took its name
+    assert invoke(["pack", "verify", "acme.tar.gz", "--key", "secret"]).exit_code == 0
+    assert not list(job.glob(".trainlint-*.tmp"))
+
+
 def test_output_into_a_missing_folder_creates_it(job: Path) -> None:
     result = invoke(["check", "jobs", "--format", "json", "-o", "out/deep/report.json"])
     assert result.exit_code in (0, 1)

@@ -301,9 +301,9 @@ def check_diff(
 
 
 def write_report(output: Path, text: str) -> None:
-    """``--output``: replaced whole, never rewritten in place (``report.replace_file``); a
+    """``--output``: replaced whole, never rewritten in place (``writing.replace_file``); a
     folder that does not exist yet is created (as ruff does)."""
-    from trainlint.report import replace_file
+    from trainlint.writing import replace_file
 
     replace_file(output, text)
 

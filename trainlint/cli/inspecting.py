@@ -115,8 +115,8 @@ def rule(key: str) -> None:
 @handle_errors
 def init(folder: Path | None, force: bool) -> None:
     """Write a commented starter .trainlint.toml in FOLDER (default: the current directory)."""
-    from trainlint.report import replace_file
     from trainlint.starter import STARTER_TOML
+    from trainlint.writing import replace_file
 
     target = (folder or Path(".")) / ".trainlint.toml"
     if os.path.lexists(target) and not force:

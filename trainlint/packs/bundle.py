@@ -26,7 +26,6 @@ from __future__ import annotations
 import gzip
 import io
 import json
-import os
 import re
 import zlib
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from trainlint.errors import PolicyError
+from trainlint.writing import replace_file
 
 if TYPE_CHECKING:
     import tarfile  # imported where archives are read or written: a check reads a directory
@@ -410,7 +410,7 @@ def build(directory: Path, output: Path) -> list[str]:
         with tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as tar:
             for name in names:
                 tar.addfile(_tarinfo("/" + name, len(files[name])), io.BytesIO(files[name]))
-    _write_atomic(output, payload.getvalue())
+    replace_file(output, payload.getvalue())
     return names
 
 
@@ -427,17 +427,3 @@ def _tarinfo(name: str, size: int) -> tarfile.TarInfo:
     info.uname = info.gname = ""
     info.type = tarfile.REGTYPE
     return info
-
-
-def _write_atomic(target: Path, content: bytes) -> None:
-    import tempfile
-
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(content)
-        os.replace(temp, target)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise

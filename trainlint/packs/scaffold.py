@@ -21,6 +21,7 @@ from pathlib import Path
 
 from trainlint import __version__
 from trainlint.errors import ConfigError
+from trainlint.writing import replace_file
 
 SLUG = "max-gpus-per-job"
 PACKAGE = SLUG.replace("-", "_")
@@ -53,8 +54,7 @@ def init(name: str, directory: Path) -> list[Path]:
     written = []
     for rel, text in files.items():
         target = directory / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        replace_file(target, text)
         written.append(target)
     return written
 

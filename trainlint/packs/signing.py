@@ -36,6 +36,7 @@ from trainlint.packs.bundle import (
     read_bundle,
     read_directory,
 )
+from trainlint.writing import replace_file
 
 Algorithm = Literal["RS256", "ES256", "HS256"]
 ALGORITHMS: tuple[Algorithm, ...] = ("RS256", "ES256", "HS256")
@@ -79,7 +80,7 @@ def sign(
     except (jwt.PyJWTError, ValueError, TypeError) as exc:
         raise PolicyError(f"cannot sign with this {alg} key: {exc}") from None
     target = directory / SIGNATURES
-    target.write_text(json.dumps({"signatures": [token]}, indent=1) + "\n")
+    replace_file(target, json.dumps({"signatures": [token]}, indent=1) + "\n")
     return target
 
 
