@@ -91,9 +91,11 @@ def main() -> None:
     timed("estimates", estimates)
     timed(
         f"evaluate ({workers} worker{'s' if workers > 1 else ''})",
-        lambda: parallel.evaluate_jobs(engine, "regorus", pack, jobs, (), False, workers),
+        lambda: parallel.evaluate_jobs(
+            parallel.EvaluationSpec("regorus", pack), jobs, workers, engine
+        ),
     )
-    whole, _ = fastest(lambda: lint.check([root], workers=workers), repeat)
+    whole, _ = fastest(lambda: lint.check([root], lint.CheckOptions(workers=workers)), repeat)
     staged = sum(seconds for label, seconds in rows[2:])  # check loads the policy again
     rows.append(("the rest of check (suppressions, findings)", max(0.0, whole - staged)))
 

@@ -122,11 +122,11 @@ def test_repo_params_reach_the_estimator(tmp_path: Path) -> None:
 )
 def test_bad_params_name_the_key(tmp_path: Path, params: str, message: str) -> None:
     from tests.conftest import EXAMPLES
-    from trainlint.lint import check
+    from trainlint.lint import CheckOptions, check
 
     (tmp_path / ".trainlint.toml").write_text(params)
     with pytest.raises(ConfigError, match=message):
-        check([EXAMPLES / "gpt2-finetune"], config=find_config(tmp_path))
+        check([EXAMPLES / "gpt2-finetune"], CheckOptions(config=find_config(tmp_path)))
 
 
 def test_init_writes_a_starter_config_that_validates(tmp_path: Path) -> None:

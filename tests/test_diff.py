@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLES
-from trainlint.diff import DiffReport, diff_check
+from trainlint.diff import diff_check
 from trainlint.errors import ConfigError
+from trainlint.lint import CheckOptions
 from trainlint.report.markdown import MARKER, render_comment
+from trainlint.results import DiffReport
 
 TODAY = datetime.date(2026, 11, 29)
 SLURM = "examples/llama3-sft/train.slurm"
@@ -65,7 +67,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def run(paths: list[str] | None = None, base: str = "base") -> DiffReport:
-    return diff_check([Path(p) for p in paths or ["."]], base, today=TODAY)
+    return diff_check([Path(p) for p in paths or ["."]], base, CheckOptions(today=TODAY))
 
 
 def checkpoint_change(repo: Path) -> DiffReport:
@@ -118,7 +120,7 @@ def test_added_and_removed_jobs(repo: Path) -> None:
     diff = run()
     status = {j.job: j.status for j in diff.jobs}
     assert status == {GPT2: "removed", "examples/llama-copy/train.slurm": "added"}
-    removed = diff.job_diff(GPT2)
+    removed = next(j for j in diff.jobs if j.job == GPT2)
     assert removed and removed.before and removed.after is None
     assert {f.job for f in diff.fixed} == {GPT2}
     assert {f.job for f in diff.new} == {"examples/llama-copy/train.slurm"}
@@ -209,11 +211,37 @@ def test_untouched_jobs_are_not_evaluated(repo: Path, monkeypatch: pytest.Monkey
     checked: list[list[str]] = []
     real = trainlint.diff.check  # type: ignore[attr-defined]
 
-    def spy(paths: list[Path], **options: object) -> object:
+    def spy(paths: list[Path], options: CheckOptions) -> object:
         checked.append([p.as_posix() for p in paths])
-        return real(paths, **options)  # type: ignore[arg-type]
+        return real(paths, options)
 
     monkeypatch.setattr(trainlint.diff, "check", spy)
     checkpoint_change(repo)
     assert len(checked) == 2  # base and head
     assert all(paths and not any("gpt2" in p for p in paths) for paths in checked)
+
+
+def test_cli_diff_mode_hands_jobs_to_the_check_of_both_revisions(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--jobs`` reaches the worker count of the base's check and of the head's (diff mode
+    once dropped it); the real ``worker_count`` still decides, the wrapper only records."""
+    from click.testing import CliRunner
+
+    import trainlint.lint
+    from trainlint.cli import main
+
+    asked: set[tuple[Path, int | None]] = set()
+    real = trainlint.lint.worker_count
+
+    def recording(items: int, setting: int | None = None) -> int:
+        asked.add((Path.cwd(), setting))
+        return real(items, setting)
+
+    monkeypatch.setattr(trainlint.lint, "worker_count", recording)
+    set_save_steps(repo, 10)
+    result = CliRunner().invoke(main, ["check", "--diff", "base", "--jobs", "2"])
+    assert result.exit_code == 1, result.output
+    trees = {tree for tree, _ in asked}
+    assert len(trees) == 2 and repo.resolve() in {t.resolve() for t in trees}  # base and head
+    assert {setting for _, setting in asked} == {2}

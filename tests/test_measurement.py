@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from trainlint.job import Job
-from trainlint.lint import check, load_jobs
+from trainlint.lint import CheckOptions, check, load_jobs
 from trainlint.measurement import (
     MAX_BYTES,
     attach_measurements,
@@ -158,14 +158,14 @@ def test_check_reports_stale_and_broken_measurements(
 ) -> None:
     root = _repo(tmp_path, monkeypatch)
     _write(root, "run.sh.json", {"fingerprint": "0" * 64, "world_sizes": {}})
-    report = check([Path(".")], select=["TL902", "TL103"])
+    report = check([Path(".")], CheckOptions(select=["TL902", "TL103"]))
     rules = sorted((f.rule, f.file) for f in report.findings)
     assert rules == [
         ("TL103", "run.sh"),
         ("TL902", ".trainlint/measurements/run.sh.json"),
     ]
     _write(root, "run.sh.json", "{not json")
-    report = check([Path(".")], select=["TL901"])
+    report = check([Path(".")], CheckOptions(select=["TL901"]))
     assert [(f.rule, f.file, f.line) for f in report.findings] == [
         ("TL901", ".trainlint/measurements/run.sh.json", 1)
     ]

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from tests.conftest import REPO
 from trainlint.cli import main
-from trainlint.lint import check, load
+from trainlint.lint import CheckOptions, check, load
 
 MONOREPO = REPO / "tests" / "fresh" / "repos" / "monorepo"
 VOLCANO_JOB = """\
@@ -88,7 +88,7 @@ def test_an_inline_ignore_silences_the_notice(in_tmp: Path) -> None:
     write(
         in_tmp, {"vcjob.yaml": "# trainlint: ignore-file[TL907] checked elsewhere\n" + VOLCANO_JOB}
     )
-    report = check([Path(".")], select=["TL907"])
+    report = check([Path(".")], CheckOptions(select=["TL907"]))
     assert [f.suppression.kind for f in report.findings if f.suppression] == ["file"]
 
 
@@ -110,7 +110,7 @@ def test_a_broken_file_a_job_references_is_that_jobs_tl901(in_tmp: Path) -> None
         "run.sh": "#!/bin/bash\ntorchrun --nproc_per_node 2 train.py --config conf.yaml\n",
         "conf.yaml": "model: [unclosed\n", "other.yaml": "a: [unclosed\n",
     })  # fmt: skip
-    report = check([Path(".")], select=["TL901"])
+    report = check([Path(".")], CheckOptions(select=["TL901"]))
     assert [(f.rule, f.file, f.job) for f in report.findings] == [("TL901", "conf.yaml", "run.sh")]
 
 
@@ -180,7 +180,7 @@ def test_a_batch_script_holding_gpus_is_a_job_whatever_it_runs(in_tmp: Path) -> 
     write(in_tmp, {"train.sbatch": (
         "#!/bin/bash\n#SBATCH --gres=gpu:a100:8\nfairseq-train data-bin --arch transformer\n"
     )})  # fmt: skip
-    report = check([Path(".")], select=["TL401", "TL403"])
+    report = check([Path(".")], CheckOptions(select=["TL401", "TL403"]))
     assert sorted(f.rule for f in report.findings) == ["TL401", "TL403"]
     assert report.jobs[0].launcher.kind == "fairseq-train"
 
@@ -190,7 +190,7 @@ def test_an_annotated_config_holds_gpus_however_launched(in_tmp: Path) -> None:
         "# trainlint: gpu=A100-40GB gpus=1\nbase_model: NousResearch/Meta-Llama-3-8B\n"
         "adapter: lora\nmicro_batch_size: 2\nnum_epochs: 3\n"
     )})  # fmt: skip
-    [finding] = check([Path(".")], select=["TL401"]).findings
+    [finding] = check([Path(".")], CheckOptions(select=["TL401"])).findings
     assert (
         finding.message
         == "missing cost tags: team, project; GPU spend of this job cannot be attributed"

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from tests.conftest import EXAMPLES
 from trainlint import parallel
 from trainlint.cli import main
-from trainlint.lint import check
-from trainlint.report import names, renderer, renderers
+from trainlint.lint import CheckOptions, check
+from trainlint.report import names, renderer
 
 COPIES = 125  # two jobs each: 250 jobs in 500 files, above parallel.THRESHOLD
 
@@ -39,7 +39,7 @@ def make_corpus(root: Path) -> Path:
 
 
 def reports(workers: int) -> tuple[str, str]:
-    report = check([Path("corpus")], workers=workers)
+    report = check([Path("corpus")], CheckOptions(workers=workers))
     assert len(report.jobs) == 2 * COPIES and not report.errors
     return renderer("json")(report), renderer("sarif")(report)
 
@@ -65,5 +65,5 @@ def test_worker_count() -> None:
 
 
 def test_format_names_need_no_import() -> None:
-    """The CLI lists the formats from the file names; they must be the renderers'."""
-    assert names() == list(renderers())
+    """The CLI lists the formats from the file names; each must be a module with a renderer."""
+    assert names() and all(callable(renderer(name)) for name in names())

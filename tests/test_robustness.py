@@ -19,7 +19,7 @@ from trainlint.assemble import Workspace, read_file
 from trainlint.discover import discover
 from trainlint.engine import available_engines, create_engine, watchdog
 from trainlint.errors import PolicyError
-from trainlint.lint import check
+from trainlint.lint import CheckOptions, check
 from trainlint.packs import load_builtin_pack, load_pack
 from trainlint.sources.base import Document, Skipped
 from trainlint.sources.structured import MAX_DEPTH
@@ -162,7 +162,7 @@ def test_check_reports_every_bad_file_and_goes_on(
     (in_tmp / "big.yaml").write_bytes(HF_CONFIG * 100)
     (in_tmp / "bin.yaml").write_bytes(b"\x00\x01\x02")
     (in_tmp / "latin.yaml").write_bytes(HF_CONFIG + b"run_name: caf\xe9\n")
-    report = within(60, lambda: check([Path(".")], select=["TL901"]))
+    report = within(60, lambda: check([Path(".")], CheckOptions(select=["TL901"])))
     assert sorted((f.rule, f.file, f.line) for f in report.findings) == [
         ("TL901", "big.yaml", 1),  # a training config (its head says so) over the limit
         ("TL901", "latin.yaml", 4),

@@ -16,7 +16,8 @@ from click.testing import CliRunner
 from trainlint.cli import main
 from trainlint.errors import ConfigError
 from trainlint.findings import Finding
-from trainlint.lint import Report, check
+from trainlint.lint import CheckOptions, check
+from trainlint.results import Report
 
 TODAY = datetime.date(2026, 11, 29)
 SCRIPT = """\
@@ -36,8 +37,8 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def run(repo: Path, config: str | None = None, **options: object) -> Report:
     if config is not None:
         (repo / ".trainlint.toml").write_text(config)
-    return check([Path(".")], select=options.pop("select", ["TL302", "TL905"]), today=TODAY,
-                 **options)  # type: ignore[arg-type]  # fmt: skip
+    select = options.pop("select", ["TL302", "TL905"])
+    return check([Path(".")], CheckOptions(select=select, today=TODAY, **options))  # type: ignore[arg-type]
 
 
 def rules(report: Report, suppressed: bool | None = None) -> list[tuple[str, str, int]]:

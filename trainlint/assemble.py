@@ -593,7 +593,7 @@ def _derived(job: Job, source: str, target: str) -> None:
 
 
 def _gpu_memory(job: Job) -> None:
-    from trainlint.estimate.catalog import resolve_gpu
+    from trainlint.catalog import resolve_gpu
 
     gpu = job.resources.gpu
     spec = resolve_gpu(gpu.model) if gpu.model else None

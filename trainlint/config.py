@@ -149,15 +149,6 @@ def find_config(start: Path) -> RepoConfig:
     return RepoConfig()
 
 
-def load_config(path: Path) -> RepoConfig:
-    """The config in one named file (``--config``), with its ``extend`` chain."""
-    raw = _read(path)
-    if raw is None:
-        raise ConfigError(f"{path}: no [tool.trainlint] table")
-    root = repository_root(path.absolute().parent)
-    return _validate(_extended(raw, path, root), path, root)
-
-
 def repository_root(folder: Path) -> Path:
     """The repository of a config in ``folder``: its git work tree, else ``folder`` itself."""
     return git_top(folder) or folder.resolve()

@@ -24,101 +24,39 @@ import subprocess
 import tempfile
 from collections import Counter, deque
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from trainlint.assemble import Workspace, assemble
 from trainlint.config import find_config
 from trainlint.discover import EXCLUDED_DIRS, discover
 from trainlint.errors import ConfigError
 from trainlint.findings import Finding
-from trainlint.job import Job
-from trainlint.lint import Report, RunError, check
+from trainlint.lint import CheckOptions, check
+from trainlint.results import DiffError, DiffReport, JobCost, JobDiff, Report, Status
 from trainlint.sources.structured import MAX_BYTES
 from trainlint.workdir import working_directory
 
-WORKTREE = "WORKTREE"
-Status = Literal["added", "removed", "modified"]
 _KEPT_DIRS = frozenset({".trainlint"})  # measurements and baselines live there
 
 
-class JobCost(BaseModel):
-    """A job's hardware and estimated cost per run at one revision (None: unknown)."""
-
-    model_config = ConfigDict(extra="forbid")
-    gpu: str | None = None
-    gpus: int | None = None
-    hours: float | None = None
-    gpu_hours: float | None = None
-    usd: float | None = None
-
-    @classmethod
-    def of(cls, job: Job) -> JobCost:
-        run, est = job.estimates.run, job.estimates
-        return cls(gpu=est.gpu, gpus=est.gpus, hours=run.hours, gpu_hours=run.gpu_hours,
-                   usd=run.usd)  # fmt: skip
-
-
-class JobDiff(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    job: str = Field(description="Entry file relative to the repository root")
-    status: Status
-    before: JobCost | None = None
-    after: JobCost | None = None
-    new: int = 0
-    fixed: int = 0
-
-
-class DiffError(RunError):
-    side: Literal["base", "head"]
-
-
-class DiffReport(BaseModel):
-    """What ``trainlint check --diff BASE --format json`` writes (schemas/diff.schema.json)."""
-
-    model_config = ConfigDict(extra="forbid", title="trainlint diff")
-    version: Literal[1] = 1
-    base: str = Field(description="The base ref as given")
-    base_commit: str = Field(description="Merge base of the ref and HEAD: what was compared")
-    head: str = Field(default=WORKTREE, description="The working tree (uncommitted changes too)")
-    changed_files: list[str] = Field(default_factory=list)
-    jobs: list[JobDiff] = Field(default_factory=list)
-    new: list[Finding] = Field(default_factory=list, description="Count at head, not at base")
-    fixed: list[Finding] = Field(default_factory=list, description="Counted at base, gone")
-    suppressed: list[Finding] = Field(
-        default_factory=list, description="Counted at base, suppressed at head (newly waived)"
-    )
-    unchanged: list[Finding] = Field(default_factory=list)
-    errors: list[DiffError] = Field(default_factory=list)
-    usd_before: float | None = Field(default=None, description="Touched jobs' cost per run")
-    usd_after: float | None = None
-    _head: Report | None = PrivateAttr(default=None)
-
-    def head_report_new_only(self) -> Report:
-        """The head's report with only the new findings, for any ``render(report)``."""
-        head = self._head or Report()
-        errors = [RunError(job=e.job, message=e.message) for e in self.errors if e.side == "head"]
-        return Report(findings=list(self.new), jobs=list(head.jobs), errors=errors,
-                      rules=head.rules, params=head.params)  # fmt: skip
-
-    def job_diff(self, job: str) -> JobDiff | None:
-        return next((j for j in self.jobs if j.job == job), None)
-
-
 def diff_check(
-    paths: Sequence[Path | str], base: str, *, repo_root: Path | None = None, **options: Any
+    paths: Sequence[Path | str],
+    base: str,
+    options: CheckOptions | None = None,
+    *,
+    repo_root: Path | None = None,
 ) -> DiffReport:
     """Check the jobs under ``paths`` touched since ``base`` at both revisions and compare.
 
-    ``options`` are ``lint.check``'s keyword options (engine_name, select, ignore, baseline,
-    today, ...); ``config`` is not one: each revision is found its own.
+    ``options`` are the check's for both revisions; ``config`` is not one of them: each
+    revision is checked under its own.
     """
-    if "config" in options:
+    options = options or CheckOptions()
+    if options.config is not None:
         raise ConfigError("diff mode reads each revision's own repo config; drop config=")
-    if options.get("baseline") is not None:
-        options["baseline"] = Path(options["baseline"]).resolve()
+    if options.baseline is not None:
+        options = replace(options, baseline=options.baseline.resolve())
     first = Path(paths[0]) if paths else None
     root = repo_root.resolve() if repo_root else toplevel(_folder(first))
     targets = [_repo_relative(Path(p), root) for p in (paths or ["."])]
@@ -327,7 +265,7 @@ def _touched(tree: Path, targets: Sequence[str], changed: set[str]) -> set[str]:
                                                           for s in job.sources)}  # fmt: skip
 
 
-def _evaluate(tree: Path, targets: Sequence[str], ids: set[str], options: dict[str, Any]) -> Report:
+def _evaluate(tree: Path, targets: Sequence[str], ids: set[str], options: CheckOptions) -> Report:
     """The normal check at ``tree``, on the files of the jobs in ``ids`` only."""
     with working_directory(tree):
         paths = _existing(targets)
@@ -338,7 +276,7 @@ def _evaluate(tree: Path, targets: Sequence[str], ids: set[str], options: dict[s
         files = sorted({s.path for job in jobs for s in job.sources if Path(s.path).exists()})
         if not files:
             return Report()
-        report = check([Path(f) for f in files], config=config, **options)
+        report = check([Path(f) for f in files], replace(options, config=config))
     report.jobs = [job for job in report.jobs if job.id in ids]
     return report
 

@@ -10,29 +10,13 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict
+from typing import Any
 
 from trainlint.assemble import Workspace, display, purpose_of, why_not_a_job
 from trainlint.discover import Candidates, resolved
-from trainlint.job import Job, Location
+from trainlint.job import Job
+from trainlint.results import FileOutcome
 from trainlint.sources.base import Document, Skipped, Workload
-
-Outcome = Literal["job", "member", "skipped", "unsupported"]
-
-
-class FileOutcome(BaseModel):
-    """One candidate file's outcome; ``kind`` and ``location`` only for an unsupported one."""
-
-    model_config = ConfigDict(extra="forbid")
-    path: str
-    outcome: Outcome
-    reason: str
-    format: str | None = None
-    jobs: list[str] = []
-    kind: str | None = None
-    location: Location | None = None
 
 
 def outcomes(paths: Sequence[Path], space: Workspace, jobs: Sequence[Job]) -> list[FileOutcome]:
@@ -115,7 +99,3 @@ def unsupported_input(files: Sequence[FileOutcome]) -> dict[str, Any]:
             if f.outcome == "unsupported"
         ]
     }
-
-
-def not_understood(files: Sequence[FileOutcome]) -> int:
-    return sum(1 for f in files if f.outcome == "unsupported")

@@ -1,6 +1,10 @@
-"""The check pipeline as a library call: paths → jobs → estimates → Rego → findings.
+"""The library entry point: ``check(paths, CheckOptions(...))`` runs the whole pipeline,
+paths → jobs → estimates → Rego → findings, and returns the ``results.Report``.
 
-The CLI is a thin shell around ``check``; nothing here imports click or rich.
+The CLI is a thin shell around ``check``; nothing here imports click or rich. ``check`` runs
+in named steps: ``_plan`` (config, policy, selection, engine), ``_evaluate`` (load the jobs and
+run the rules), ``_suppress`` (inline ignores, waivers, the baseline), ``_governance`` (TL905,
+TL906).
 """
 
 from __future__ import annotations
@@ -8,11 +12,12 @@ from __future__ import annotations
 import datetime
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from trainlint import engine as engines
 from trainlint import suppress
@@ -22,34 +27,60 @@ from trainlint.conftest_compat import conftest_rule_ids
 from trainlint.discover import discover
 from trainlint.errors import ConfigError, PolicyError
 from trainlint.estimate import EstimateParams, estimate
-from trainlint.files import FileOutcome, outcomes, unsupported_input
+from trainlint.files import outcomes, unsupported_input
 from trainlint.findings import Finding, Severity, make_finding, selected, sort_key
 from trainlint.job import Job, Location, SourceFile
 from trainlint.measurement import attach_measurements, measurement_root
 from trainlint.packs import Pack, RuleMeta
 from trainlint.packs.layering import Violation
-from trainlint.parallel import evaluate_jobs, read_documents, worker_count
+from trainlint.parallel import (
+    Evaluation,
+    EvaluationSpec,
+    evaluate_jobs,
+    read_documents,
+    worker_count,
+)
 from trainlint.policy import PlacedViolation, Policy, config_line, load_policy
+from trainlint.results import FileOutcome, Report, RunError
 
 
-class RunError(BaseModel):
-    """A problem that stopped one job from being checked; the other jobs still are."""
+@dataclass(frozen=True, kw_only=True)
+class CheckOptions:
+    """Everything a check run takes besides its paths; the defaults are ``trainlint check``
+    with no option. Frozen: the CLI builds one, and diff mode hands the same one to the check
+    of each revision (with that revision's ``config``)."""
 
-    job: str
-    message: str
-
-
-@dataclass
-class Report:
-    findings: list[Finding] = field(default_factory=list)
-    jobs: list[Job] = field(default_factory=list)
-    errors: list[RunError] = field(default_factory=list)
-    rules: tuple[RuleMeta, ...] = ()
-    """The rules that ran (the effective pack's), for reports that describe them (SARIF)."""
-    params: dict[str, Any] = field(default_factory=dict)
-    """The effective ``data.trainlint.params``: rule options as the layers set them."""
-    files: list[FileOutcome] = field(default_factory=list)
-    """What became of every candidate file (``trainlint show --files``)."""
+    engine_name: str = engines.DEFAULT_ENGINE
+    """The Rego backend (``engine.ENGINES``); ``opa`` evaluates on the server at ``opa_url``."""
+    opa_url: str | None = None
+    select: Sequence[str] | None = None
+    """Rules to run (ids, prefixes, slugs); replaces the config's select, None keeps it."""
+    extend_select: Sequence[str] = ()
+    ignore: Sequence[str] = ()
+    pack: Pack | None = None
+    """The policy pack (default: builtin), under the config's org packs and params."""
+    packs: Sequence[str] = ()
+    """Org packs named outside the repository (``--pack``): the repo config cannot remove them."""
+    config: RepoConfig | None = None
+    """The repo config; None finds the one of the first path."""
+    baseline: Path | None = None
+    """Findings recorded in this file do not count (default: the config's baseline)."""
+    today: datetime.date | None = None
+    """The date waivers and inline ignores expire against (default: today)."""
+    namespaces: Sequence[str] = ()
+    """Conftest-style namespaces whose deny/violation/warn rules run too."""
+    all_namespaces: bool = False
+    offline: bool = False
+    """Remote packs from the cache only."""
+    workers: int | None = None
+    """Processes that parse and evaluate (``--jobs``; default: ``parallel.worker_count``'s)."""
+    strict: bool = False
+    """TL907 (GPU workloads no format reads) as errors."""
+    exclude: Sequence[Path] = ()
+    """trainlint's own files (the report being written, the baseline), never read as input."""
+    approved_by: Sequence[str] | None = None
+    """Who the CI platform verified approved the change; a waiver of a locked rule then counts
+    only when its approver is among them. None: the platform said nothing."""
 
 
 UNUSED_SUPPRESSION = "unused_suppression"  # TL905's package: it runs after the others
@@ -145,117 +176,150 @@ def estimate_params(pack: Pack) -> EstimateParams:
         raise PolicyError(f"pack {pack.name!r}: params.estimate: {detail}") from None
 
 
-def check_selectors(selectors: Sequence[str], known: suppress.Known) -> None:
+def check(paths: Sequence[Path], options: CheckOptions | None = None) -> Report:
+    """Every finding of the policy's rules on every job under ``paths``, sorted by location.
+
+    Suppressed findings are kept and marked; TL905 reports suppressions that are unused,
+    malformed or expired, TL906 every attempt to loosen a lock, TL907 the GPU workloads no
+    format reads. The report is the same for any number of ``workers``.
+    """
+    options = options or CheckOptions()
+    plan = _plan(paths, options)
+    report = _evaluate(paths, plan, options)
+    suppressions = _suppress(report, plan, options)
+    report.findings += _governance(report, plan, suppressions)
+    report.findings.sort(key=sort_key)
+    return report
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a run evaluates with, settled before any file is read."""
+
+    config: RepoConfig
+    policy: Policy
+    selection: Selection
+    conftest_ids: tuple[str, ...]
+    known: suppress.Known
+    violations: tuple[PlacedViolation, ...]
+    """Attempts to loosen an org pack's locks in the pack layers and the repo config (TL906)."""
+    engine: engines.Engine
+    """Compiled once, for the jobs evaluated in this process and the run-level rules."""
+    baseline: Path | None
+
+    @property
+    def pack(self) -> Pack:
+        return self.policy.pack
+
+    @cached_property
+    def rules(self) -> dict[str, RuleMeta]:
+        """The pack's rules by Rego package name (its last segment: ``lock_violation``)."""
+        return {_package(rule): rule for rule in self.pack.rules}
+
+    def runs(self, rule: RuleMeta) -> bool:
+        """Selected, locked by an org pack (a locked rule cannot be turned off), or always
+        reported (TL906, whatever ``select``, ``--select`` or ``ignore`` say)."""
+        return (
+            _package(rule) in ALWAYS_REPORTED
+            or self.selection.runs(rule.id, rule.slug)
+            or self.policy.locks.rule(rule.id) is not None
+        )
+
+    def ran(self, code: str) -> bool:
+        """Whether a suppression's code names a rule that ran: an ignore of a rule left out
+        by the selection is not unused."""
+        ran = any(self.runs(rule) and _names(rule, code) for rule in self.pack.rules)
+        return ran or code in self.conftest_ids
+
+
+def _plan(paths: Sequence[Path], options: CheckOptions) -> Plan:
+    """The config, the layered policy, the selection (an unknown selector is an error) and
+    the engine; the baseline is ``options``' or the config's."""
+    config = options.config
+    if config is None:
+        config = find_config(paths[0]) if paths else RepoConfig()
+    policy = load_policy(config, options.pack, offline=options.offline, required=options.packs)
+    selection = Selection.resolve(config, options.select, options.extend_select, options.ignore)
+    conftest = conftest_rule_ids(policy.pack, options.namespaces, options.all_namespaces)
+    known = _known(policy.pack, conftest)
+    _refuse_unknown([*selection.select, *selection.ignore, *_config_selectors(config)], known)
+    violations = (*policy.violations, *_deselected_locks(config, policy))
+    engine = engines.create_engine(options.engine_name, policy.pack, opa_url=options.opa_url)
+    baseline = options.baseline or (config.root / config.baseline if config.baseline else None)
+    return Plan(config, policy, selection, tuple(conftest), known, violations, engine, baseline)
+
+
+def _evaluate(paths: Sequence[Path], plan: Plan, options: CheckOptions) -> Report:
+    """Load the jobs (trainlint's own files excluded) and run the selected rules on each; TL907
+    on the run's files."""
+    own = [*options.exclude, *([plan.baseline] if plan.baseline is not None else [])]
+    loaded = load(paths, plan.pack, plan.config, workers=options.workers, exclude=own)
+    running = tuple(rule for rule in plan.pack.rules if plan.runs(rule))
+    params = plan.pack.data.get("trainlint", {}).get("params", {})
+    report = Report(jobs=loaded.jobs, rules=running, params=params, files=loaded.files)
+    reported = {p for p, rule in plan.rules.items() if p not in GOVERNANCE and plan.runs(rule)}
+    for job, evaluation in zip(report.jobs, _evaluations(report.jobs, plan, options), strict=True):
+        if evaluation.error is not None:
+            report.errors.append(RunError(job=job.id, message=evaluation.error))
+        else:
+            report.findings += _job_findings(job, evaluation, plan, reported - {UNSUPPORTED})
+    if UNSUPPORTED in reported:
+        rule = plan.rules[UNSUPPORTED]
+        report.findings += _unsupported(report, plan.engine, rule, options.strict)
+    return report
+
+
+def _evaluations(jobs: Sequence[Job], plan: Plan, options: CheckOptions) -> list[Evaluation]:
+    """Each job's evaluation, in ``workers`` processes unless the engine is a server."""
+    remote = engines.ENGINES[options.engine_name].remote  # one server: requests stay in order
+    count = 1 if remote else worker_count(len(jobs), options.workers)
+    spec = EvaluationSpec(
+        options.engine_name, plan.pack, options.namespaces, options.all_namespaces
+    )
+    return evaluate_jobs(spec, jobs, count, plan.engine)
+
+
+def _job_findings(
+    job: Job, evaluation: Evaluation, plan: Plan, packages: set[str]
+) -> list[Finding]:
+    """One job's findings: of the rule ``packages`` that run, and of the conftest namespaces
+    (the namespaces select those, not ``--select``)."""
+    findings = list(evaluation.conftest)
+    for package, raws in evaluation.results.items():
+        if package in packages:
+            rule = plan.rules[package]
+            findings += [make_finding(job, rule.id, rule.slug, rule.severity, raw) for raw in raws]
+    return findings
+
+
+def _suppress(report: Report, plan: Plan, options: CheckOptions) -> suppress.Suppressions:
+    """One finding per place (``_unique``), each marked with the suppression that covers it
+    (inline ignores, waivers, the baseline); the suppressions, for TL905 and TL906."""
+    findings = _unique(sorted(report.findings, key=sort_key))
+    files = [s.path for job in report.jobs for s in job.sources] + [f.file for f in findings]
+    suppressions = suppress.collect(
+        files, plan.config, plan.known, plan.baseline, options.today, plan.policy.locks,
+        verified=options.approved_by,
+    )  # fmt: skip
+    report.findings = [suppressions.apply(f) for f in findings]
+    return suppressions
+
+
+def _package(rule: RuleMeta) -> str:
+    return rule.package.rsplit(".", 1)[-1]
+
+
+def _names(rule: RuleMeta, code: str) -> bool:
+    """Whether ``code`` (an id, prefix or slug) names ``rule``."""
+    return selected(rule.id, rule.slug, [code], [])
+
+
+def _refuse_unknown(selectors: Sequence[str], known: suppress.Known) -> None:
     """A selector matching no rule is a typo that would silently select nothing (ruff: error)."""
     for selector in selectors:
         if not known(selector):
             message = f"unknown rule selector {selector!r}: no rule id, prefix or slug matches"
             raise ConfigError(message)
-
-
-def check(
-    paths: Sequence[Path],
-    engine_name: str = engines.DEFAULT_ENGINE,
-    select: Sequence[str] | None = None,
-    ignore: Sequence[str] = (),
-    pack: Pack | None = None,
-    *,
-    extend_select: Sequence[str] = (),
-    baseline: Path | None = None,
-    config: RepoConfig | None = None,
-    today: datetime.date | None = None,
-    opa_url: str | None = None,
-    namespaces: Sequence[str] = (),
-    all_namespaces: bool = False,
-    offline: bool = False,
-    workers: int | None = None,
-    strict: bool = False,
-    exclude: Sequence[Path] = (),
-    packs: Sequence[str] = (),
-    approved_by: Sequence[str] | None = None,
-) -> Report:
-    """Every finding of the policy's rules on every job under ``paths``, sorted by location.
-
-    The policy is ``pack`` (default: builtin) under the config's org packs and params. Suppressed
-    findings are kept and marked; TL905 reports suppressions that are unused, malformed or
-    expired, TL906 every attempt to loosen a lock. Conftest-style rules of the selected
-    ``namespaces`` run too. Big runs parse and evaluate in ``workers`` processes (default:
-    ``parallel.worker_count``'s choice); the report is the same for any number of them.
-    TL907 reports the GPU workloads no format reads, as errors when ``strict``; ``exclude``
-    names trainlint's own files, never read as input. ``packs`` are org packs named outside
-    the repository (the repo config cannot remove them); ``approved_by``, when given, lists
-    the identities the CI platform verified approved this change: a waiver of a locked rule
-    then counts only when its approver is among them too.
-    """
-    if config is None:
-        config = find_config(paths[0]) if paths else RepoConfig()
-    policy = load_policy(config, pack, offline=offline, required=packs)
-    pack = policy.pack
-    selection = Selection.resolve(config, select, extend_select, ignore)
-    conftest_ids = conftest_rule_ids(pack, namespaces, all_namespaces)
-    known = _known(pack, conftest_ids)
-    for selector in [*selection.select, *selection.ignore, *_config_selectors(config)]:
-        if not known(selector):
-            raise ConfigError(
-                f"unknown rule selector {selector!r}: no rule id, prefix or slug matches"
-            )
-    violations = [*policy.violations, *_deselected_locks(config, policy)]
-    engine = engines.create_engine(engine_name, pack, opa_url=opa_url)  # compiled once
-    running = tuple(rule for rule in pack.rules if _runs(rule, selection, policy))
-    params = pack.data.get("trainlint", {}).get("params", {})
-    baseline = baseline or (config.root / config.baseline if config.baseline else None)
-    own = [*exclude, *([baseline] if baseline is not None else [])]
-    loaded = load(paths, pack, config, workers=workers, exclude=own)
-    jobs = loaded.jobs
-    report = Report(jobs=jobs, rules=running, params=params, files=loaded.files)
-    rules = {rule.package.rsplit(".", 1)[-1]: rule for rule in pack.rules}
-    remote = engines.ENGINES[engine_name].remote  # one server: requests stay in order
-    count = 1 if remote else worker_count(len(jobs), workers)
-    evaluations = evaluate_jobs(engine, engine_name, pack, jobs, namespaces, all_namespaces, count)
-    reported = {
-        p for p, rule in rules.items() if p not in GOVERNANCE and _runs(rule, selection, policy)
-    }
-    per_job = reported - {UNSUPPORTED}
-    for job, evaluation in zip(jobs, evaluations, strict=True):
-        if evaluation.error is not None:
-            report.errors.append(RunError(job=job.id, message=evaluation.error))
-            continue
-        report.findings.extend(evaluation.conftest)  # namespaces select them, not --select
-        for package, raws in evaluation.results.items():
-            if package not in per_job:
-                continue
-            rule = rules[package]
-            report.findings.extend(
-                make_finding(job, rule.id, rule.slug, rule.severity, raw) for raw in raws
-            )
-    if UNSUPPORTED in reported:
-        report.findings += _unsupported(report, engine, rules[UNSUPPORTED], strict)
-    findings = _unique(sorted(report.findings, key=sort_key))
-    files = [s.path for job in report.jobs for s in job.sources] + [f.file for f in findings]
-    suppressions = suppress.collect(
-        files, config, known, baseline, today, policy.locks, verified=approved_by
-    )
-    findings = [suppressions.apply(f) for f in findings]
-    violations += suppressions.lock_violations.values()
-
-    def ran(code: str) -> bool:
-        return any(_runs(r, selection, policy) and selected(r.id, r.slug, [code], [])
-                   for r in pack.rules) or code in conftest_ids  # fmt: skip
-
-    problems = suppressions.unused(ran)
-    findings += _governance(problems, violations, engine, rules, selection, policy, report)
-    report.findings = sorted(findings, key=sort_key)
-    return report
-
-
-def _runs(rule: RuleMeta, selection: Selection, policy: Policy) -> bool:
-    """Selected, locked by an org pack (a locked rule cannot be turned off), or always
-    reported (TL906, whatever ``select``, ``--select`` or ``ignore`` say)."""
-    return (
-        rule.package.rsplit(".", 1)[-1] in ALWAYS_REPORTED
-        or selection.runs(rule.id, rule.slug)
-        or policy.locks.rule(rule.id) is not None
-    )
 
 
 def _deselected_locks(config: RepoConfig, policy: Policy) -> list[PlacedViolation]:
@@ -266,7 +330,7 @@ def _deselected_locks(config: RepoConfig, policy: Policy) -> list[PlacedViolatio
         lock = policy.locks.rule(rule.id)
         if lock is None or chosen.runs(rule.id, rule.slug):
             continue
-        matching = [s for s in chosen.ignore if selected(rule.id, rule.slug, [s], [])]
+        matching = [s for s in chosen.ignore if _names(rule, s)]
         needles = matching[:1] or ["select"]
         detail = f"turns off locked rule {rule.id} ({', '.join(matching) or 'not selected'})"
         violation = Violation(f"rules.{rule.id}", lock.pack, detail, "the repo config")
@@ -280,26 +344,18 @@ def _config_selectors(config: RepoConfig) -> list[str]:
 
 def _known(pack: Pack, conftest_ids: Sequence[str] = ()) -> suppress.Known:
     """Whether a selector names a rule: an id, prefix or slug, or a conftest rule id."""
-    return lambda code: (
-        code in conftest_ids or any(selected(r.id, r.slug, [code], []) for r in pack.rules)
-    )
+    return lambda code: code in conftest_ids or any(_names(rule, code) for rule in pack.rules)
 
 
-def _governance(
-    problems: Sequence[suppress.Problem],
-    violations: Sequence[PlacedViolation],
-    engine: engines.Engine,
-    rules: dict[str, RuleMeta],
-    selection: Selection,
-    policy: Policy,
-    report: Report,
-) -> list[Finding]:
+def _governance(report: Report, plan: Plan, suppressions: suppress.Suppressions) -> list[Finding]:
     """TL905 and TL906: one more evaluation, of the suppression problems and the lock
     violations alone, after every other rule has run."""
+    problems = suppressions.unused(plan.ran)
+    violations = [*plan.violations, *suppressions.lock_violations.values()]
     if not problems and not violations:
         return []
     try:
-        results = engine.evaluate(suppress.problem_inputs(problems, violations))
+        results = plan.engine.evaluate(suppress.problem_inputs(problems, violations))
     except PolicyError as exc:
         report.errors.append(RunError(job="governance", message=str(exc)))
         return []
@@ -309,8 +365,8 @@ def _governance(
     }
     findings = []
     for package, (key, locations) in places.items():
-        rule = rules.get(package)
-        if rule is None or not _runs(rule, selection, policy):
+        rule = plan.rules.get(package)
+        if rule is None or not plan.runs(rule):
             continue
         findings += [
             _placed(rule, rule.severity, raw, key, locations) for raw in results.get(package, [])

@@ -44,9 +44,9 @@ from pathlib import Path
 from typing import Any
 
 from trainlint.assemble import display
+from trainlint.catalog import resolve_gpu
 from trainlint.config import find_config
 from trainlint.discover import resolved
-from trainlint.estimate.catalog import resolve_gpu
 from trainlint.job import Job, Location, ParseError
 
 MEASUREMENTS_DIR = Path(".trainlint") / "measurements"

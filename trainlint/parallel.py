@@ -147,13 +147,21 @@ class Evaluation:
     error: str | None = None
 
 
-@dataclass
-class _Evaluator:
+@dataclass(frozen=True)
+class EvaluationSpec:
+    """What evaluates a job wherever it runs: a worker compiles its own engine from the
+    engine's name and the pack; the conftest namespaces chosen run too."""
+
     engine_name: str
     pack: Pack
+    namespaces: Sequence[str] = ()
+    all_namespaces: bool = False
+
+
+@dataclass
+class _Evaluator:
+    spec: EvaluationSpec
     jobs: Sequence[Job]
-    namespaces: Sequence[str]
-    all_namespaces: bool
     engine: Engine | None = None
     conftest: ConftestPlan | None = None
 
@@ -161,10 +169,11 @@ class _Evaluator:
         from trainlint.conftest_compat import ConftestPlan
         from trainlint.engine import create_engine
 
+        spec = self.spec
         if self.engine is None:
-            self.engine = create_engine(self.engine_name, self.pack)
+            self.engine = create_engine(spec.engine_name, spec.pack)
         if self.conftest is None:
-            self.conftest = ConftestPlan.of(self.pack, self.namespaces, self.all_namespaces)
+            self.conftest = ConftestPlan.of(spec.pack, spec.namespaces, spec.all_namespaces)
         job = self.jobs[index]
         try:
             results = self.engine.evaluate(job.as_input())
@@ -184,7 +193,7 @@ def _init_evaluator(evaluator: _Evaluator) -> None:
     _evaluator = evaluator
     from trainlint.engine import create_engine
 
-    evaluator.engine = create_engine(evaluator.engine_name, evaluator.pack)
+    evaluator.engine = create_engine(evaluator.spec.engine_name, evaluator.spec.pack)
 
 
 def _evaluate(index: int) -> Evaluation:
@@ -193,17 +202,12 @@ def _evaluate(index: int) -> Evaluation:
 
 
 def evaluate_jobs(
-    engine: Engine,
-    engine_name: str,
-    pack: Pack,
-    jobs: Sequence[Job],
-    namespaces: Sequence[str],
-    all_namespaces: bool,
-    workers: int,
+    spec: EvaluationSpec, jobs: Sequence[Job], workers: int, engine: Engine | None = None
 ) -> list[Evaluation]:
-    """Every job's evaluation, in ``jobs`` order: with ``engine`` here when ``workers`` is 1,
-    else in ``workers`` forked processes that each compile their own."""
-    evaluator = _Evaluator(engine_name, pack, jobs, namespaces, all_namespaces, engine)
+    """Every job's evaluation, in ``jobs`` order: here (with ``engine`` when given, compiled
+    once) when ``workers`` is 1, else in ``workers`` forked processes that each compile their
+    own."""
+    evaluator = _Evaluator(spec, jobs, engine)
     if workers <= 1:
         return [evaluator(index) for index in range(len(jobs))]
     evaluator.engine = None  # each worker compiles its own

@@ -11,12 +11,12 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from trainlint.diff import DiffReport
 from trainlint.estimate_view import EstimateReport
 from trainlint.job import Job
 from trainlint.probe.result import Measurement
 from trainlint.report.json_ import JsonReport
 from trainlint.resources import bundled
+from trainlint.results import DiffReport
 from trainlint.writing import replace_file
 
 SCHEMAS: dict[str, type[BaseModel]] = {

@@ -13,7 +13,7 @@ from tests.comment.fake_hosts import GITHUB_PREFIX, GITLAB_PREFIX, FakeHost
 from tests.conftest import EXAMPLES
 from tests.test_diff import commit, git, set_save_steps
 from trainlint import cli
-from trainlint.comment import post
+from trainlint.cli import posting
 from trainlint.report.markdown import MARKER
 
 GITHUB = ["comment", "--github", "--repo", "octo/models", "--pr", "5"]
@@ -136,7 +136,7 @@ def test_base_ref_defaults(
     expected: str,
 ) -> None:
     seen: list[str] = []
-    monkeypatch.setattr(post, "diff_body", lambda paths, base, links: seen.append(base) or "b")
+    monkeypatch.setattr(posting, "diff_body", lambda paths, base, links: seen.append(base) or "b")
     args = [*GITHUB, *(["--dry-run"] if dry_run else [])]
     result = invoke(args, github_env(github, **env))
     assert result.exit_code == 0, result.stderr

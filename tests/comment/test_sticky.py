@@ -26,7 +26,7 @@ def test_update_edits_the_newest_and_leaves_older_duplicates() -> None:
 
 def test_update_sends_nothing_when_only_line_endings_differ() -> None:
     ours = [Comment(9, f"{M}\r\nsame  \r\n")]
-    assert plan(ours, f"{M}\nsame\n", "update").noop
+    assert plan(ours, f"{M}\nsame\n", "update") == Plan()  # nothing to send
     assert not same_body(f"{M}\nsame", f"{M}\nsame!")
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+import trainlint.catalog
 import trainlint.estimate
 from trainlint.estimate import gpus, models, params_from_dims, resolve_gpu, resolve_model
 
@@ -13,7 +14,7 @@ GIB = 2**30
 
 
 def test_catalog_files_ship_inside_the_package() -> None:
-    data = Path(trainlint.estimate.__file__).parent / "data"
+    data = Path(trainlint.catalog.__file__).parent / "data"
     assert {p.name for p in data.iterdir()} >= {"gpus.json", "models.json"}
 
 

@@ -7,8 +7,8 @@ import inspect
 import pytest
 
 from tests.conftest import REPO
+from trainlint.catalog import params_from_dims
 from trainlint.estimate import EstimateParams, GpuSpec, gpus
-from trainlint.estimate.catalog import params_from_dims
 from trainlint.job import Memory, MixedPrecisionCost, RecomputeCost
 
 DOC = (REPO / "docs" / "estimates.md").read_text(encoding="utf-8")

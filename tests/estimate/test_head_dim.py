@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tests.estimate.jobs import make_job
+from trainlint.catalog import ModelSpecEntry
 from trainlint.estimate import EstimateParams, resolve_model
-from trainlint.estimate.catalog import ModelSpecEntry
 from trainlint.estimate.inputs import Dims, largest_layer, lora_params, resolve
 from trainlint.estimate.ledger import Fact
 

@@ -1,7 +1,7 @@
 """The repository config loader fuzzed with hypothesis: only ConfigError escapes, and what it
 loads stays within the node budget checked files get.
 
-``find_config``/``load_config`` read ``.trainlint.yaml``/``.yml``/``.toml`` and
+``find_config`` reads ``.trainlint.yaml``/``.yml``/``.toml`` and
 ``pyproject.toml`` from a repository, which in CI is an untrusted pull request. Inputs:
 arbitrary text, configs built from the real keys with values of every YAML type (aliases
 included), TOML tables, and ``extend`` chains (loops, missing and malformed bases). The
@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.fuzz.test_readers import FUZZ
-from trainlint.config import RepoConfig, find_config, load_config
+from trainlint.config import RepoConfig, find_config
 from trainlint.errors import ConfigError
 from trainlint.sources.structured import MAX_NODES
 
@@ -70,28 +70,27 @@ def _nodes(value: Any) -> int:
     return 1
 
 
-def _load(files: dict[str, str], named: str) -> None:
-    """Write ``files`` into a fresh folder and load its config, found and named: a RepoConfig
-    within the node budget, or a ConfigError that says why."""
+def _load(files: dict[str, str]) -> None:
+    """Write ``files`` into a fresh folder and find its config: a RepoConfig within the node
+    budget, or a ConfigError that says why."""
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         for name, text in files.items():
             (root / name).write_text(text)
-        for load, where in ((find_config, root), (load_config, root / named)):
-            try:
-                config = load(where)
-            except ConfigError as exc:
-                assert str(exc)
-                continue
-            assert isinstance(config, RepoConfig)
-            assert _nodes(config.model_dump()) <= MAX_NODES
+        try:
+            config = find_config(root)
+        except ConfigError as exc:
+            assert str(exc)
+            return
+        assert isinstance(config, RepoConfig)
+        assert _nodes(config.model_dump()) <= MAX_NODES
 
 
 @pytest.mark.parametrize("name", [".trainlint.yaml", ".trainlint.toml", "pyproject.toml"])
 @FUZZ
 @given(text=st.one_of(st.text(max_size=300), YAML_TEXT))
 def test_any_text_as_a_config_is_a_config_or_a_config_error(name: str, text: str) -> None:
-    _load({name: text}, name)
+    _load({name: text})
 
 
 def _toml(data: dict[str, Any], table: str) -> str:
@@ -129,19 +128,19 @@ def test_built_configs_and_extend_chains(
         files[".trainlint.yaml"] = yaml.safe_dump(data)
     else:
         files[".trainlint.toml"] = _toml(data, "")
-    _load(files, ".trainlint.yaml" if form == "yaml" else ".trainlint.toml")
+    _load(files)
 
 
 @settings(FUZZ, max_examples=30)
 @given(text=aliased())
 def test_aliases_load_within_the_node_budget(text: str) -> None:
-    _load({".trainlint.yaml": text}, ".trainlint.yaml")
+    _load({".trainlint.yaml": text})
 
 
 @settings(FUZZ, max_examples=30)
 @given(data=CONFIGS)
 def test_pyproject_tables(data: dict[str, Any]) -> None:
-    _load({"pyproject.toml": _toml(data, "tool.trainlint")}, "pyproject.toml")
+    _load({"pyproject.toml": _toml(data, "tool.trainlint")})
 
 
 @pytest.mark.parametrize(
@@ -157,4 +156,4 @@ def test_pyproject_tables(data: dict[str, Any]) -> None:
     ],
 )
 def test_malformed_extend_chains_are_config_errors(files: dict[str, str]) -> None:
-    _load(files, ".trainlint.yaml")
+    _load(files)

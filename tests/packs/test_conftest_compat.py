@@ -30,6 +30,7 @@ from trainlint.engine import available_engines, create_engine
 from trainlint.errors import PolicyError
 from trainlint.job import Job
 from trainlint.packs import Pack, load_builtin_pack
+from trainlint.results import Report
 
 # The shape of conftest's own README/docs example, on the job model instead of a Deployment.
 CONFTEST_DOCS_STYLE = """package main
@@ -104,7 +105,7 @@ def job_folder(in_tmp: Path) -> Path:
     return in_tmp
 
 
-def _summary(report: lint.Report) -> list[tuple[str, str, str, int, int]]:
+def _summary(report: Report) -> list[tuple[str, str, str, int, int]]:
     return [
         (f.rule, f.severity, f.file, f.line, f.column)
         for f in report.findings
@@ -135,7 +136,7 @@ def test_namespace_selection_like_conftest() -> None:
 
 
 def test_check_runs_main_by_default(job_folder: Path) -> None:
-    report = lint.check([Path(".")], pack=_pack())
+    report = lint.check([Path(".")], lint.CheckOptions(pack=_pack()))
     assert not report.errors
     assert _summary(report) == [
         ("main.deny", "error", "train.yaml", 1, 1),  # no pointer: the job's file
@@ -148,12 +149,12 @@ def test_check_runs_main_by_default(job_folder: Path) -> None:
 
 
 def test_check_namespace_globs_and_all_namespaces(job_folder: Path) -> None:
-    org = lint.check([Path(".")], pack=_pack(), namespaces=["org.*"])
+    org = lint.check([Path(".")], lint.CheckOptions(pack=_pack(), namespaces=["org.*"]))
     assert _summary(org) == [
         ("org.training.warn_long", "warning", "train.yaml", 1, 1),
         ("org.training.violation_fp32", "error", "train.yaml", 5, 1),  # pointer → fp16: false
     ]
-    everything = lint.check([Path(".")], pack=_pack(), all_namespaces=True)
+    everything = lint.check([Path(".")], lint.CheckOptions(pack=_pack(), all_namespaces=True))
     assert {f.rule for f in everything.findings if not f.rule.startswith("TL")} == {
         "main.deny", "main.warn", "main.deny_short_run",
         "org.training.violation_fp32", "org.training.warn_long",
@@ -237,7 +238,7 @@ def test_malformed_results_are_policy_errors(source: str, error: str) -> None:
 
 def test_a_malformed_rule_is_a_run_error_for_the_job(job_folder: Path) -> None:
     pack = _pack(**{"conftest/bad.rego": "package bad\nimport rego.v1\ndeny if { true }\n"})
-    report = lint.check([Path(".")], pack=pack, namespaces=["bad"])
+    report = lint.check([Path(".")], lint.CheckOptions(pack=pack, namespaces=["bad"]))
     assert [e.message for e in report.errors] == [
         "data.bad.deny is a boolean: conftest rules are sets, write `deny contains msg if {...}`"
     ]

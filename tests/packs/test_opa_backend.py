@@ -21,7 +21,7 @@ from trainlint.cli import main
 from trainlint.engine import ENGINES, available_engines, create_engine
 from trainlint.engine.opa_backend import OpaEngine, data_path, redact
 from trainlint.errors import PolicyError
-from trainlint.lint import check
+from trainlint.lint import CheckOptions, check
 from trainlint.packs import load_builtin_pack
 
 
@@ -62,8 +62,8 @@ def test_parity_with_regorus_on_the_backend_jobs(job: dict[str, Any], url: str) 
 
 def test_parity_with_regorus_on_the_examples(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(EXAMPLES.parent)
-    local = check([Path("examples")], "regorus")
-    remote = check([Path("examples")], "opa", opa_url=url)
+    local = check([Path("examples")], CheckOptions(engine_name="regorus"))
+    remote = check([Path("examples")], CheckOptions(engine_name="opa", opa_url=url))
     assert not remote.errors
     assert remote.findings, "the examples have findings, so parity means something"
     assert [f.model_dump() for f in remote.findings] == [f.model_dump() for f in local.findings]

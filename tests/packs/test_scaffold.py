@@ -11,7 +11,7 @@ import yaml
 from trainlint import engine as engines
 from trainlint.engine.rego_tests import run_rego_tests
 from trainlint.errors import ConfigError
-from trainlint.lint import check
+from trainlint.lint import CheckOptions, check
 from trainlint.packs import Pack, load_pack
 from trainlint.packs.bundle import build
 from trainlint.packs.scaffold import init, rule_id
@@ -83,7 +83,7 @@ def test_skeleton_cases_pass(
 
 
 def _check_case(pack: Pack, rule: str, case: dict[str, Any], engine_name: str) -> None:
-    report = check([Path(".")], engine_name, select=[rule], pack=pack)
+    report = check([Path(".")], CheckOptions(engine_name=engine_name, select=[rule], pack=pack))
     assert not report.errors, report.errors
     got = sorted((f.file, f.line, f.column) for f in report.findings if f.rule == rule)
     want = sorted((e["file"], e["line"], e["column"]) for e in case["expect"])

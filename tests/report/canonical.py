@@ -16,8 +16,9 @@ import pytest
 
 from tests.conftest import EXAMPLES
 from trainlint.findings import Finding
-from trainlint.lint import Report, check
+from trainlint.lint import CheckOptions, check
 from trainlint.packs import RuleMeta, load_builtin_pack
+from trainlint.results import Report
 
 CONFIG = """\
 [[waivers]]
@@ -35,7 +36,7 @@ def canonical_report(root: Path, monkeypatch: pytest.MonkeyPatch) -> Report:
         shutil.copytree(EXAMPLES / name, root / "examples" / name)
     (root / ".trainlint.toml").write_text(CONFIG)
     monkeypatch.chdir(root)
-    return check([Path("examples")], today=datetime.date(2026, 11, 29))
+    return check([Path("examples")], CheckOptions(today=datetime.date(2026, 11, 29)))
 
 
 def builtin_rule(rule_id: str) -> RuleMeta:

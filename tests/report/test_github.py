@@ -16,8 +16,8 @@ from tests.conftest import EXAMPLES
 from tests.report.canonical import canonical_report
 from trainlint import cli
 from trainlint.findings import Finding, Severity, Suppression, Waste
-from trainlint.lint import Report, RunError
-from trainlint.report import github, renderers
+from trainlint.report import github, renderer
+from trainlint.results import Report, RunError
 
 Golden = Callable[[str, str], None]
 
@@ -63,7 +63,7 @@ def unescape(value: str) -> str:
 
 
 def test_github_is_a_discovered_format() -> None:
-    assert renderers()["github"] is github.render
+    assert renderer("github") is github.render
 
 
 @pytest.mark.parametrize(

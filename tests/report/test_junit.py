@@ -12,9 +12,9 @@ from click.testing import CliRunner
 from tests.report.canonical import builtin_rule, canonical_report, finding
 from trainlint.cli import main
 from trainlint.findings import Finding, Suppression, Waste
-from trainlint.lint import Report, RunError
 from trainlint.packs import RuleMeta
-from trainlint.report import junit, renderers
+from trainlint.report import junit, renderer
+from trainlint.results import Report, RunError
 
 # The common shape (Ant's junit task, as Jenkins' junit plugin and GitLab read it): the
 # elements each element may hold and the attributes it must / may have.
@@ -206,7 +206,7 @@ def test_empty_report_is_a_valid_document() -> None:
 
 
 def test_format_is_registered_and_offered_by_the_cli() -> None:
-    assert renderers()["junit"] is junit.render
+    assert renderer("junit") is junit.render
     result = CliRunner().invoke(main, ["check", "--help"])
     assert "junit" in result.output
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from tests.report.canonical import canonical_report
-from trainlint.diff import DiffReport, JobCost, JobDiff
 from trainlint.findings import Finding, Waste
-from trainlint.report import renderers
+from trainlint.report import renderer
 from trainlint.report.markdown import MARKER, render, render_comment
+from trainlint.results import DiffReport, JobCost, JobDiff
 
 
 def test_golden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, golden: object) -> None:
@@ -22,7 +22,7 @@ def test_golden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, golden: object)
 
 
 def test_discovered_as_a_format() -> None:
-    assert renderers()["markdown"] is render
+    assert renderer("markdown") is render
 
 
 def finding(index: int, severity: str = "warning", **changes: object) -> Finding:

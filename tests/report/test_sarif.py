@@ -15,9 +15,9 @@ from tests.conftest import REPO
 from tests.report.canonical import builtin_rule, canonical_report, finding
 from trainlint.cli import main
 from trainlint.findings import Finding, Suppression, Waste
-from trainlint.lint import Report, RunError
 from trainlint.packs import RuleMeta
-from trainlint.report import renderers, sarif
+from trainlint.report import renderer, sarif
+from trainlint.results import Report, RunError
 
 SCHEMA = REPO.parent / "shared" / "schemas" / "sarif-schema-2.1.0.json"
 PINNED_VERSION = "0.1.0"  # the golden file must not change with every release
@@ -261,7 +261,7 @@ def test_long_descriptions_are_clipped_to_githubs_limit() -> None:
 
 
 def test_format_is_registered_and_offered_by_the_cli() -> None:
-    assert renderers()["sarif"] is sarif.render
+    assert renderer("sarif") is sarif.render
     result = CliRunner().invoke(main, ["check", "--help"])
     assert "sarif" in result.output
 

@@ -20,11 +20,12 @@ from click.testing import CliRunner, Result
 
 from tests.conftest import REPO
 from trainlint import cli
-from trainlint.config import find_config, load_config
+from trainlint.config import RepoConfig, find_config
 from trainlint.errors import ConfigError
 from trainlint.findings import Finding, Suppression
-from trainlint.lint import Report, check
+from trainlint.lint import CheckOptions, check
 from trainlint.report import github
+from trainlint.results import Report
 
 TRAIN = (
     "#!/bin/bash\n#SBATCH --gres=gpu:h100:8\n#SBATCH --time=01:00:00\n"
@@ -84,11 +85,13 @@ def test_a_config_larger_than_a_checked_file_may_be_is_not_read(tmp_path: Path) 
         find_config(tmp_path)
 
 
-def test_a_config_that_is_not_a_regular_file_is_refused(tmp_path: Path) -> None:
-    fifo = tmp_path / "named.yaml"
-    os.mkfifo(fifo)  # opening it for reading would wait for a writer forever
-    with pytest.raises(ConfigError, match="not a regular file"):
-        load_config(fifo)
+def test_a_config_that_is_not_a_regular_file_is_never_opened(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "named.yaml")  # opening it for reading would wait for a writer forever
+    os.mkfifo(tmp_path / ".trainlint.toml")
+    assert find_config(tmp_path) == RepoConfig()  # not a config file: the defaults
+    (tmp_path / ".trainlint.yaml").write_text("extend: named.yaml\n")
+    with pytest.raises(ConfigError, match="not a trainlint config file"):
+        find_config(tmp_path)
 
 
 def test_a_config_with_a_custom_tag_is_a_config_error_at_its_line(tmp_path: Path) -> None:
@@ -510,4 +513,6 @@ def test_the_command_line_cannot_hide_a_lock_violation(locked: Path, option: lis
 def test_unused_suppressions_follow_the_selection(locked: Path) -> None:
     (locked / "train.sh").write_text(TRAIN + "echo done  # trainlint: ignore[TL302] stale\n")
     assert "TL905" in {f.rule for f in check([Path(".")]).findings}
-    assert "TL905" not in {f.rule for f in check([Path(".")], ignore=["TL905"]).findings}
+    assert "TL905" not in {
+        f.rule for f in check([Path(".")], CheckOptions(ignore=["TL905"])).findings
+    }

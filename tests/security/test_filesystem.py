@@ -31,7 +31,7 @@ from tests.hang import within
 from trainlint.cli import main
 from trainlint.diff import materialise
 from trainlint.errors import ConfigError
-from trainlint.lint import Loaded, check, load
+from trainlint.lint import CheckOptions, Loaded, check, load
 
 needs_symlinks = pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symlinks")
 needs_fifos = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
@@ -116,7 +116,7 @@ def test_an_unreadable_folder_is_listed_by_show_files(
 def test_a_job_referencing_a_fifo_gets_its_tl901_not_a_tl904(in_tmp: Path) -> None:
     (in_tmp / "run.sh").write_text(LAUNCH.format("ds.json"))
     os.mkfifo(in_tmp / "ds.json")
-    report = within(30, lambda: check([Path(".")], select=["TL901", "TL904"]))
+    report = within(30, lambda: check([Path(".")], CheckOptions(select=["TL901", "TL904"])))
     assert [(f.rule, f.file, f.line, f.job) for f in report.findings] == [
         ("TL901", "ds.json", 1, "run.sh")
     ]

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from trainlint.cli import main
 from trainlint.errors import PolicyError
-from trainlint.lint import check
+from trainlint.lint import CheckOptions, check
 
 # An org pack that locks TL201 and names who may waive it.
 LOCKS = {
@@ -54,7 +54,7 @@ def test_a_pack_named_on_the_command_line_binds_whatever_the_config_says(
     pack = org_pack(tmp_path / "acme")
     root = repo(tmp_path / "repo", 'ignore = ["TL201"]\n')
     monkeypatch.chdir(root)
-    report = check([Path(".")], packs=[str(pack)])
+    report = check([Path(".")], CheckOptions(packs=[str(pack)]))
     rules = {f.rule for f in report.findings if f.suppression is None}
     assert {"TL201", "TL906"} <= rules
     monkeypatch.setenv("TRAINLINT_PACKS", str(pack))
@@ -105,7 +105,7 @@ def test_a_waiver_of_a_locked_rule_needs_a_verified_approval(
     )
     root = repo(tmp_path / "repo", waiver)
     monkeypatch.chdir(root)
-    report = check([Path(".")], packs=[str(pack)], approved_by=approved_by)
+    report = check([Path(".")], CheckOptions(packs=[str(pack)], approved_by=approved_by))
     [finding] = [f for f in report.findings if f.rule == "TL201"]
     assert (finding.suppression is not None) == suppressed
     violations = [f.message for f in report.findings if f.rule == "TL906"]

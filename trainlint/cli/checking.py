@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 import click
 
@@ -27,14 +29,15 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from trainlint.findings import Severity
-    from trainlint.lint import Report
+    from trainlint.lint import CheckOptions
+    from trainlint.results import DiffReport, Report
 
 
-def run_check(*args: Any, **kwargs: Any) -> Report:
+def run_check(paths: Sequence[Path], options: CheckOptions) -> Report:
     """``trainlint.lint.check``, imported when a check runs."""
     from trainlint.lint import check as lint_check
 
-    return lint_check(*args, **kwargs)
+    return lint_check(paths, options)
 
 
 def text_console() -> Console:
@@ -197,11 +200,37 @@ def check(
     packs: tuple[str, ...] = (),
     approved_by: str | None = None,
 ) -> None:
-    """Check the training jobs under PATHS (default: the current directory)."""
-    from trainlint import suppress
+    """Check the training jobs under PATHS (default: the current directory). A click command
+    takes each option as a parameter; the check's own go into one ``CheckOptions``."""
     from trainlint.config import find_config
-    from trainlint.findings import at_or_above
+    from trainlint.lint import CheckOptions
 
+    _check_engine(engine_name, opa_url)
+    targets = list(paths) or [Path(".")]
+    config = find_config(targets[0])
+    threshold = cast("Severity", fail_on or config.fail_on or "warning")
+    out = Destination(fmt or _default_format(), output)
+    options = CheckOptions(
+        engine_name=engine_name, opa_url=opa_url, select=split_values(select) or None,
+        extend_select=split_values(extend_select), ignore=split_values(ignore),
+        baseline=baseline, namespaces=split_values(namespaces), all_namespaces=all_namespaces,
+        offline=offline, workers=workers, strict=strict, packs=_pack_values(packs),
+        approved_by=_names(approved_by),
+    )  # fmt: skip
+    if diff_base is not None:
+        if write_baseline is not None:
+            raise ConfigError("--write-baseline cannot be combined with --diff")
+        sys.exit(check_diff(targets, diff_base, options, out, threshold))
+    own = [p for p in (output, write_baseline, baseline) if p is not None]
+    report = run_check(targets, replace(options, config=config, exclude=own))
+    if write_baseline is not None:
+        sys.exit(_write_baseline(report, write_baseline))
+    sys.exit(_report(report, out, threshold))
+
+
+def _check_engine(engine_name: str, opa_url: str | None) -> None:
+    """``--engine opa`` needs ``--opa-url``, and only it takes one; the URL must be https, or
+    plain http to loopback, before anything is read."""
     if engine_name == "opa" and not opa_url:
         raise ConfigError("--engine opa needs --opa-url URL (the OPA server)")
     if opa_url and engine_name != "opa":
@@ -209,48 +238,51 @@ def check(
     if opa_url:
         from trainlint.engine.opa_backend import check_url
 
-        check_url(opa_url)  # https, or plain http to loopback only: before anything is read
-    targets = list(paths) or [Path(".")]
-    config = find_config(targets[0])
-    if diff_base is not None:
-        if write_baseline is not None:
-            raise ConfigError("--write-baseline cannot be combined with --diff")
-        options = dict(
-            engine_name=engine_name, select=split_values(select) or None,
-            ignore=split_values(ignore), extend_select=split_values(extend_select),
-            baseline=baseline, opa_url=opa_url, namespaces=split_values(namespaces),
-            all_namespaces=all_namespaces, offline=offline, strict=strict,
-            packs=_pack_values(packs), approved_by=_names(approved_by),
-        )  # fmt: skip
-        threshold = cast("Severity", fail_on or config.fail_on or "warning")
-        sys.exit(check_diff(targets, diff_base, fmt, output, threshold, options))
-    report = run_check(
-        targets, engine_name, split_values(select) or None, split_values(ignore),
-        extend_select=split_values(extend_select), baseline=baseline, config=config,
-        opa_url=opa_url, namespaces=split_values(namespaces), all_namespaces=all_namespaces,
-        offline=offline, workers=workers, strict=strict,
-        exclude=[p for p in (output, write_baseline, baseline) if p is not None],
-        packs=_pack_values(packs), approved_by=_names(approved_by),
-    )  # fmt: skip
-    if write_baseline is not None:
-        written = suppress.write_baseline(report.findings, write_baseline)
-        click.echo(f"Wrote {written} finding(s) to {write_baseline}.")
-        sys.exit(EXIT_ERROR if report.errors else EXIT_CLEAN)
-    fmt = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
-    text = renderer(fmt)(report)
-    if fmt == "github":
+        check_url(opa_url)
+
+
+def _default_format() -> str:
+    return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+
+
+@dataclass(frozen=True)
+class Destination:
+    """Where a report goes: ``--output``, else stdout (coloured for text on a terminal)."""
+
+    fmt: str
+    output: Path | None
+
+    def emit(self, text: str) -> None:
+        if self.output is not None:
+            write_report(self.output, text)
+        elif self.fmt == "text" and sys.stdout.isatty():
+            text_console().print(text, end="", soft_wrap=True)
+        else:
+            click.echo(text, nl=False)
+
+
+def _report(report: Report, out: Destination, threshold: Severity) -> int:
+    """Render the report; the exit code: errors, else whether a finding that counts reaches
+    ``threshold``."""
+    from trainlint.findings import at_or_above
+
+    text = renderer(out.fmt)(report)
+    if out.fmt == "github":
         append_step_summary(report)
-    if output is not None:
-        write_report(output, text)
-    elif fmt == "text" and sys.stdout.isatty():
-        text_console().print(text, end="", soft_wrap=True)
-    else:
-        click.echo(text, nl=False)
+    out.emit(text)
     if report.errors:
-        sys.exit(EXIT_ERROR)
-    threshold = cast("Severity", fail_on or config.fail_on or "warning")
+        return EXIT_ERROR
     counted = [f for f in report.findings if f.suppression is None]
-    sys.exit(EXIT_FINDINGS if at_or_above(counted, threshold) else EXIT_CLEAN)
+    return EXIT_FINDINGS if at_or_above(counted, threshold) else EXIT_CLEAN
+
+
+def _write_baseline(report: Report, path: Path) -> int:
+    """``--write-baseline``: the findings that count now, recorded; exit 0 unless a job failed."""
+    from trainlint import suppress
+
+    written = suppress.write_baseline(report.findings, path)
+    click.echo(f"Wrote {written} finding(s) to {path}.")
+    return EXIT_ERROR if report.errors else EXIT_CLEAN
 
 
 def _pack_values(packs: tuple[str, ...]) -> list[str]:
@@ -266,38 +298,36 @@ def _names(approved_by: str | None) -> list[str] | None:
 
 
 def check_diff(
-    targets: list[Path], base: str, fmt: str | None, output: Path | None,
-    threshold: Severity, options: dict[str, Any],
-) -> int:  # fmt: skip
-    """``check --diff``: text = the new findings and a summary, json = the DiffReport,
-    markdown = the PR comment; any other format renders the head's new findings only."""
+    targets: list[Path], base: str, options: CheckOptions, out: Destination, threshold: Severity
+) -> int:
+    """``check --diff``: the diff rendered (``render_diff``); only new findings count."""
     from trainlint.diff import diff_check
     from trainlint.findings import at_or_above
-    from trainlint.report import markdown, text
 
-    diff = diff_check(targets, base, **options)
-    fmt = fmt or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
-    if fmt == "json":
-        rendered = diff.model_dump_json(indent=2) + "\n"
-    elif fmt == "markdown":
-        rendered = markdown.render_comment(diff)
-    elif fmt == "text":
-        lines = [text.format_finding(f) for f in diff.new]
-        lines += [f"error: {e.side}: {e.job}: {e.message}" for e in diff.errors]
-        rendered = "\n".join([*lines, markdown.diff_line(diff)]) + "\n"
-    else:
-        rendered = renderer(fmt)(diff.head_report_new_only())
-        if fmt == "github":
-            append_step_summary(diff.head_report_new_only())
-    if output is not None:
-        write_report(output, rendered)
-    elif fmt == "text" and sys.stdout.isatty():
-        text_console().print(rendered, end="", soft_wrap=True)
-    else:
-        click.echo(rendered, nl=False)
+    diff = diff_check(targets, base, options)
+    rendered = render_diff(diff, out.fmt)
+    if out.fmt == "github":
+        append_step_summary(diff.head_report_new_only())
+    out.emit(rendered)
     if diff.errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if at_or_above(diff.new, threshold) else EXIT_CLEAN
+
+
+def render_diff(diff: DiffReport, fmt: str) -> str:
+    """text = the new findings and a summary, json = the DiffReport, markdown = the PR comment;
+    any other format renders the head's new findings only."""
+    from trainlint.report import markdown, text
+
+    if fmt == "json":
+        return diff.model_dump_json(indent=2) + "\n"
+    if fmt == "markdown":
+        return markdown.render_comment(diff)
+    if fmt == "text":
+        lines = [text.format_finding(f) for f in diff.new]
+        lines += [f"error: {e.side}: {e.job}: {e.message}" for e in diff.errors]
+        return "\n".join([*lines, markdown.diff_line(diff)]) + "\n"
+    return renderer(fmt)(diff.head_report_new_only())
 
 
 def write_report(output: Path, text: str) -> None:

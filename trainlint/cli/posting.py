@@ -55,10 +55,20 @@ def comment(
         body = body_file.read_text(encoding="utf-8")
     else:
         ref = post.base_ref(kind, base, os.environ, host)
-        body = post.diff_body(paths, ref, post.link_base(kind, target, os.environ))
+        body = diff_body(paths, ref, post.link_base(kind, target, os.environ))
     if host is None:
         click.echo(body, nl=not body.endswith("\n"))
         return
     outcome = sync(host, body, post.marker(), post.as_behavior(behavior))
     where = outcome.comment.url if outcome.comment and outcome.comment.url else host.label
     click.echo(f"trainlint: comment {outcome.action}: {where}", err=True)
+
+
+def diff_body(paths: tuple[Path, ...], base: str, links: str | None) -> str:
+    """The PR comment for the jobs changed since ``base`` (diff mode, rendered as markdown)."""
+    from trainlint.diff import diff_check
+    from trainlint.lint import CheckOptions
+    from trainlint.report.markdown import render_comment
+
+    diff = diff_check(list(paths) or [Path(".")], base, CheckOptions())
+    return render_comment(diff, link_base=links)

@@ -1,18 +1,18 @@
 """What ``trainlint comment`` does around :func:`sync`: the body, the base ref, the host.
 
-The body is the diff-mode comment (``trainlint.diff.diff_check`` rendered by
-``trainlint.report.markdown.render_comment``), or a prepared file (``--body-file``). The base ref
-is ``--base``, else ``$GITHUB_BASE_REF`` / ``$CI_MERGE_REQUEST_TARGET_BRANCH_NAME`` (set in
-pull request / merge request pipelines), else the PR's base branch read from the API; a branch
-name that git does not know locally is tried as ``origin/<name>`` (CI checkouts rarely have
-local branches besides the head). ``--dry-run`` sends no request at all, so there it must come
-from ``--base`` or the environment.
+The body is the diff-mode comment (computed by the CLI: this package never runs the check) or a
+prepared file (``--body-file``). The base ref is ``--base``, else ``$GITHUB_BASE_REF`` /
+``$CI_MERGE_REQUEST_TARGET_BRANCH_NAME`` (set in pull request / merge request pipelines), else
+the PR's base branch read from the API; a branch name that git does not know locally is tried
+as ``origin/<name>`` (CI checkouts rarely have local branches besides the head).
+``--dry-run`` sends no request at all, so there it must come from ``--base`` or the
+environment.
 """
 
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
@@ -100,11 +100,3 @@ def link_base(kind: HostKind, target: str, env: Mapping[str, str]) -> str | None
         return f"{server.rstrip('/')}/{target}/blob/{sha}/"
     server = env.get("CI_SERVER_URL") or "https://gitlab.com"
     return None if target.isdigit() else f"{server.rstrip('/')}/{target.strip('/')}/-/blob/{sha}/"
-
-
-def diff_body(paths: Sequence[Path], base: str, links: str | None = None) -> str:
-    """The PR comment for the jobs changed since ``base`` (diff mode, rendered as markdown)."""
-    from trainlint.diff import diff_check
-    from trainlint.report.markdown import render_comment
-
-    return render_comment(diff_check(list(paths) or [Path(".")], base), link_base=links)

@@ -51,10 +51,6 @@ class Plan:
     update: int | None = None
     create: bool = False
 
-    @property
-    def noop(self) -> bool:
-        return not (self.delete or self.create or self.update is not None)
-
 
 @dataclass(frozen=True)
 class Outcome:

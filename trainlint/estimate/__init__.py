@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from trainlint.estimate.catalog import (
+from trainlint.catalog import (
     GpuSpec,
     ModelSpecEntry,
     gpus,

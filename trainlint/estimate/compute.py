@@ -107,7 +107,7 @@ def overlap_share(stage: int, recompute: bool) -> float:
 
 @cache
 def _links() -> dict[str, tuple[float | None, float | None]]:
-    data = resources.files("trainlint.estimate") / "data" / "gpus.json"
+    data = resources.files("trainlint.catalog") / "data" / "gpus.json"
     rows = json.loads(data.read_text(encoding="utf-8"))["gpus"]
 
     def num(value: object) -> float | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from trainlint.estimate.catalog import GpuSpec, gpus
+from trainlint.catalog import GpuSpec, gpus
 from trainlint.estimate.compute import job_compute
 from trainlint.estimate.inputs import Hardware, Inputs, finite, positive, price_of
 from trainlint.estimate.ledger import Fact, Ledger, derived

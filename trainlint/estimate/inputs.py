@@ -14,14 +14,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from trainlint.estimate.catalog import (
+from trainlint.catalog import (
     GpuSpec,
     MlaSpec,
     ModelSpecEntry,
     params_from_dims,
     resolve_gpu,
 )
-from trainlint.estimate.catalog import resolve_model as _resolve_model
+from trainlint.catalog import resolve_model as _resolve_model
 from trainlint.estimate.ledger import Fact
 from trainlint.estimate.params import EstimateParams
 from trainlint.estimate.precision import (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from trainlint.estimate.catalog import resolve_gpu
+from trainlint.catalog import resolve_gpu
 from trainlint.estimate.precision import parse_precision
 
 GIB = 2**30

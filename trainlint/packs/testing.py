@@ -33,7 +33,7 @@ import yaml
 from trainlint.engine import DEFAULT_ENGINE
 from trainlint.engine.rego_tests import run_rego_tests
 from trainlint.errors import ConfigError, TrainlintError
-from trainlint.lint import check
+from trainlint.lint import CheckOptions, check
 from trainlint.packs import Pack, load_builtin_pack, load_pack, module_package
 from trainlint.packs.layering import layer
 from trainlint.workdir import working_directory
@@ -205,9 +205,10 @@ def run_case(
         write_case(root, case)
         try:
             with working_directory(root):
-                report = check(
-                    [Path(".")], engine_name, select=case.get("select", [rule]), pack=pack
+                options = CheckOptions(
+                    engine_name=engine_name, select=case.get("select", [rule]), pack=pack
                 )
+                report = check([Path(".")], options)
         except TrainlintError as exc:
             return [f"check failed: {exc}"]
     if report.errors:

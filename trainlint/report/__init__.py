@@ -14,7 +14,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from trainlint.lint import Report
+    from trainlint.results import Report
 
 Renderer = Callable[["Report"], str]
 
@@ -40,15 +40,3 @@ def renderer(name: str) -> Renderer:
     module = importlib.import_module(f"{__name__}.{_modules()[name]}")
     render: Renderer = module.render
     return render
-
-
-@cache
-def renderers() -> dict[str, Renderer]:
-    """Format name (``json_`` → ``json``) → render function, discovered from this folder."""
-    found: dict[str, Renderer] = {}
-    for name, module_name in _modules().items():
-        module = importlib.import_module(f"{__name__}.{module_name}")
-        render = getattr(module, "render", None)
-        if callable(render):
-            found[name] = render
-    return found

@@ -29,8 +29,8 @@ from collections import Counter
 from collections.abc import Iterable
 
 from trainlint.findings import Finding, Severity
-from trainlint.lint import Report
 from trainlint.report.text import _amount, _plural, format_finding, format_waste, summary
+from trainlint.results import Report
 
 PER_STEP = 10
 """Annotations of one kind (error, warning, notice) GitHub shows per step."""

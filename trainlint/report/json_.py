@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict
 
 from trainlint.findings import Finding
 from trainlint.job import Job
-from trainlint.lint import Report, RunError
+from trainlint.results import Report, RunError
 
 
 class JsonReport(BaseModel):

@@ -31,8 +31,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from trainlint.findings import SEVERITY_RANK, Finding
-from trainlint.lint import Report, RunError
 from trainlint.report.text import format_finding, format_waste
+from trainlint.results import Report, RunError
 
 DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

@@ -11,16 +11,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from trainlint.findings import SEVERITY_RANK, Finding, Severity
 from trainlint.job import Job
-from trainlint.lint import Report
 from trainlint.report.text import format_waste
-
-if TYPE_CHECKING:  # diff imports lint; a reporter module only needs the type
-    from trainlint.diff import DiffReport, JobCost, JobDiff
+from trainlint.results import DiffReport, JobCost, JobDiff, Report
 
 MARKER = "<!-- trainlint:pr-comment -->"
 LIMIT = 65536

@@ -52,9 +52,9 @@ from urllib.parse import quote
 
 import trainlint
 from trainlint.findings import Finding, Suppression
-from trainlint.lint import Report
 from trainlint.packs import RuleMeta
 from trainlint.report.text import format_waste
+from trainlint.results import Report
 from trainlint.rule_docs import render_rule
 
 SCHEMA = (

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from trainlint.files import not_understood
 from trainlint.findings import Finding, Waste
-from trainlint.lint import Report
+from trainlint.results import Report, not_understood
 
 
 def render(report: Report) -> str:

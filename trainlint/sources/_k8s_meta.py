@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from trainlint.estimate.catalog import resolve_gpu
+from trainlint.catalog import resolve_gpu
 from trainlint.job import Location
 from trainlint.sources import normalize as n
 from trainlint.sources.base import Fact, pointer

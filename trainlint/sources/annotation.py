@@ -25,7 +25,7 @@ _COMMENT = re.compile(r"#\s*trainlint:\s*(?P<body>(?!ignore)\S.*)$")
 
 
 def _gpu(value: Any) -> str | None:
-    from trainlint.estimate.catalog import resolve_gpu
+    from trainlint.catalog import resolve_gpu
 
     spec = resolve_gpu(str(value)) if value is not None else None
     return spec.name if spec is not None else None

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from trainlint.estimate.catalog import resolve_gpu
+from trainlint.catalog import resolve_gpu
 from trainlint.sources import _flat, hf_trainer
 from trainlint.sources import normalize as n
 from trainlint.sources._axolotl_keys import CLOUD, KEYS

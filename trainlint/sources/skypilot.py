@@ -14,7 +14,7 @@ import posixpath
 from dataclasses import replace
 from typing import Any
 
-from trainlint.estimate.catalog import resolve_gpu
+from trainlint.catalog import resolve_gpu
 from trainlint.job import Location
 from trainlint.sources import _embedded, typos
 from trainlint.sources import normalize as n

@@ -184,7 +184,7 @@ def gpu_request(value: str, gres: bool) -> tuple[str | None, int | None]:
 
 def gpu_facts(kind: str | None, option: Option, context: _Context) -> list[Fact]:
     """GPU model and memory for a type name the catalog knows (``a100``, ``volta32gb``)."""
-    from trainlint.estimate.catalog import resolve_gpu
+    from trainlint.catalog import resolve_gpu
 
     spec = resolve_gpu(kind) if kind else None
     if spec is None:
@@ -262,7 +262,7 @@ def _name(option: Option, context: _Context) -> list[Fact]:
 
 def _constraint(option: Option, context: _Context) -> list[Fact]:
     """``--constraint=volta32gb`` (or ``a100&ib``) names the GPU when exactly one feature does."""
-    from trainlint.estimate.catalog import resolve_gpu
+    from trainlint.catalog import resolve_gpu
 
     value = option.value or ""
     if "|" in value:

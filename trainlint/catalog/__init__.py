@@ -104,7 +104,7 @@ class ModelSpecEntry:
 
 
 def _load(name: str) -> Any:
-    data = resources.files("trainlint.estimate") / "data" / name
+    data = resources.files("trainlint.catalog") / "data" / name
     return json.loads(data.read_text(encoding="utf-8"))
 
 

@@ -1,0 +1,124 @@
+"""What a check run produces, as the reports read it: the ``Report`` of a check, each
+candidate file's outcome, and diff mode's ``DiffReport``.
+
+Models only: nothing here imports the pipeline (lint, sources, engine), so the formats in
+report/ and the comment code render a run without loading what computes it (the import
+contracts in pyproject.toml hold it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from trainlint.findings import Finding
+from trainlint.job import Job, Location
+from trainlint.packs import RuleMeta
+
+Outcome = Literal["job", "member", "skipped", "unsupported"]
+
+
+class FileOutcome(BaseModel):
+    """One candidate file's outcome; ``kind`` and ``location`` only for an unsupported one."""
+
+    model_config = ConfigDict(extra="forbid")
+    path: str
+    outcome: Outcome
+    reason: str
+    format: str | None = None
+    jobs: list[str] = []
+    kind: str | None = None
+    location: Location | None = None
+
+
+def not_understood(files: Sequence[FileOutcome]) -> int:
+    return sum(1 for f in files if f.outcome == "unsupported")
+
+
+class RunError(BaseModel):
+    """A problem that stopped one job from being checked; the other jobs still are."""
+
+    job: str
+    message: str
+
+
+@dataclass
+class Report:
+    findings: list[Finding] = field(default_factory=list)
+    jobs: list[Job] = field(default_factory=list)
+    errors: list[RunError] = field(default_factory=list)
+    rules: tuple[RuleMeta, ...] = ()
+    """The rules that ran (the effective pack's), for reports that describe them (SARIF)."""
+    params: dict[str, Any] = field(default_factory=dict)
+    """The effective ``data.trainlint.params``: rule options as the layers set them."""
+    files: list[FileOutcome] = field(default_factory=list)
+    """What became of every candidate file (``trainlint show --files``)."""
+
+
+# -- diff mode ---------------------------------------------------------------------------------
+
+WORKTREE = "WORKTREE"
+Status = Literal["added", "removed", "modified"]
+
+
+class JobCost(BaseModel):
+    """A job's hardware and estimated cost per run at one revision (None: unknown)."""
+
+    model_config = ConfigDict(extra="forbid")
+    gpu: str | None = None
+    gpus: int | None = None
+    hours: float | None = None
+    gpu_hours: float | None = None
+    usd: float | None = None
+
+    @classmethod
+    def of(cls, job: Job) -> JobCost:
+        run, est = job.estimates.run, job.estimates
+        return cls(gpu=est.gpu, gpus=est.gpus, hours=run.hours, gpu_hours=run.gpu_hours,
+                   usd=run.usd)  # fmt: skip
+
+
+class JobDiff(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    job: str = Field(description="Entry file relative to the repository root")
+    status: Status
+    before: JobCost | None = None
+    after: JobCost | None = None
+    new: int = 0
+    fixed: int = 0
+
+
+class DiffError(RunError):
+    side: Literal["base", "head"]
+
+
+class DiffReport(BaseModel):
+    """What ``trainlint check --diff BASE --format json`` writes (schemas/diff.schema.json)."""
+
+    model_config = ConfigDict(extra="forbid", title="trainlint diff")
+    version: Literal[1] = 1
+    base: str = Field(description="The base ref as given")
+    base_commit: str = Field(description="Merge base of the ref and HEAD: what was compared")
+    head: str = Field(default=WORKTREE, description="The working tree (uncommitted changes too)")
+    changed_files: list[str] = Field(default_factory=list)
+    jobs: list[JobDiff] = Field(default_factory=list)
+    new: list[Finding] = Field(default_factory=list, description="Count at head, not at base")
+    fixed: list[Finding] = Field(default_factory=list, description="Counted at base, gone")
+    suppressed: list[Finding] = Field(
+        default_factory=list, description="Counted at base, suppressed at head (newly waived)"
+    )
+    unchanged: list[Finding] = Field(default_factory=list)
+    errors: list[DiffError] = Field(default_factory=list)
+    usd_before: float | None = Field(default=None, description="Touched jobs' cost per run")
+    usd_after: float | None = None
+    _head: Report | None = PrivateAttr(default=None)
+
+    def head_report_new_only(self) -> Report:
+        """The head's report with only the new findings, for any ``render(report)``."""
+        head = self._head or Report()
+        errors = [RunError(job=e.job, message=e.message) for e in self.errors if e.side == "head"]
+        return Report(findings=list(self.new), jobs=list(head.jobs), errors=errors,
+                      rules=head.rules, params=head.params)  # fmt: skip
