@@ -47,13 +47,14 @@ def main() -> None:
     start = time.perf_counter()
     from trainlint import engine as engines
     from trainlint import lint, parallel
-    from trainlint.assemble import Workspace, assemble
+    from trainlint.assemble import assemble
     from trainlint.cli import collect_rarely
     from trainlint.config import find_config
     from trainlint.discover import discover
     from trainlint.estimate import estimate
     from trainlint.measurement import attach_measurements, measurement_root
     from trainlint.policy import load_policy
+    from trainlint.read import Workspace
 
     imports = time.perf_counter() - start
     collect_rarely()

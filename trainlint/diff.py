@@ -29,13 +29,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from trainlint.assemble import Workspace, assemble
+from trainlint.assemble import assemble
 from trainlint.config import find_config
 from trainlint.discover import EXCLUDED_DIRS, discover
 from trainlint.errors import ConfigError
 from trainlint.findings import Finding
 from trainlint.job import Job
 from trainlint.lint import Report, RunError, check
+from trainlint.read import Workspace
 from trainlint.sources.structured import MAX_BYTES
 from trainlint.workdir import working_directory
 

@@ -14,9 +14,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from trainlint.assemble import Workspace, display, purpose_of, why_not_a_job
+from trainlint.assemble import purpose_of, why_not_a_job
 from trainlint.discover import Candidates, resolved
 from trainlint.job import Job, Location
+from trainlint.read import Workspace, display
 from trainlint.sources.base import Document, Skipped, Workload
 
 Outcome = Literal["job", "member", "skipped", "unsupported"]

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from trainlint import engine as engines
 from trainlint import suppress
-from trainlint.assemble import Workspace, assemble
+from trainlint.assemble import assemble
 from trainlint.config import RepoConfig, find_config
 from trainlint.conftest_compat import conftest_rule_ids
 from trainlint.discover import discover
@@ -30,6 +30,7 @@ from trainlint.packs import Pack, RuleMeta
 from trainlint.packs.layering import Violation
 from trainlint.parallel import evaluate_jobs, read_documents, worker_count
 from trainlint.policy import PlacedViolation, Policy, config_line, load_policy
+from trainlint.read import Workspace
 
 
 class RunError(BaseModel):
