@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from trainlint.derive import model_parallel
 from trainlint.estimate.catalog import (
     GpuSpec,
     ModelSpecEntry,
@@ -89,9 +90,8 @@ def measured_step_time(job: Job, world: int | None) -> float | None:
 
 
 def _impossible_layout(job: Job) -> bool:
-    par, world = job.training.parallelism, job.resources.world_size
-    spans = (par.tensor or 1) * (par.pipeline or 1) * (par.context or 1)
-    return world is not None and world > 0 and world % spans != 0
+    world = job.resources.world_size
+    return world is not None and world > 0 and world % model_parallel(job) != 0
 
 
 def estimate(job: Job, params: EstimateParams | None = None) -> Estimates:
