@@ -21,7 +21,7 @@ from trainlint.config import RepoConfig, find_config
 from trainlint.conftest_compat import conftest_rule_ids
 from trainlint.discover import discover
 from trainlint.errors import ConfigError, PolicyError
-from trainlint.estimate import EstimateParams, estimate
+from trainlint.estimate import EstimateParams, RuleLimits, estimate
 from trainlint.files import FileOutcome, outcomes, unsupported_input
 from trainlint.findings import Finding, Severity, make_finding, selected, sort_key
 from trainlint.job import Job, Location, SourceFile
@@ -107,21 +107,23 @@ def load(
     exclude: Sequence[Path] = (),
 ) -> Loaded:
     """Discover, parse and assemble the jobs under ``paths``, with their estimates filled
-    from the pack's ``params.estimate`` assumptions. Files are parsed in ``workers``
+    from the pack's ``params.estimate`` assumptions, their suggestions within its rules'
+    thresholds (``RuleLimits``). Files are parsed in ``workers``
     processes (default: ``parallel.worker_count``'s choice for the number of files);
     ``exclude`` names trainlint's own files (the report being written, the baseline)."""
     missing = [str(p) for p in paths if not os.path.lexists(p)]  # a symlink loop is TL901
     if missing:
         raise ConfigError(f"path does not exist: {', '.join(missing)}")
     config = config or find_config(paths[0])
-    params = estimate_params(pack or load_policy(config).pack)
+    pack = pack or load_policy(config).pack
+    params, limits = estimate_params(pack), RuleLimits.of(pack.data)
     found = discover(paths, exclude=exclude)
     space = Workspace(config=config)
     read_documents(found, space, worker_count(len(found), workers))
     jobs = assemble(found, space)
     attach_measurements(jobs, measurement_root(paths[0]))  # first: estimates use them
     for job in jobs:
-        job.estimates = estimate(job, params)
+        job.estimates = estimate(job, params, limits)
     return Loaded(jobs, outcomes(found, space, jobs))
 
 
