@@ -12,6 +12,7 @@ import pytest
 from tests.estimate.jobs import llmc_gpt2, make_job
 from trainlint.engine import DEFAULT_ENGINE, create_engine
 from trainlint.estimate import EstimateParams, RuleLimits, estimate
+from trainlint.job import Job
 from trainlint.packs import Pack, load_builtin_pack, load_pack
 from trainlint.packs.layering import layer
 from trainlint.resources import bundled
@@ -55,13 +56,17 @@ def test_the_checkpoint_target_never_exceeds_tl201(threshold: float, target: flo
     assert limits.checkpoint_overhead(EstimateParams()) == target
 
 
-def test_memory_fixes_fit_under_a_lower_tl102_threshold() -> None:
-    """A 7B full fine-tune over one A100-80GB's memory: sharding and recomputation fix it."""
-    job = make_job(
-        model={"name": "Llama-2-7b", "seq_len": 2048},
+def _on_eight_a100s(model: str, seq_len: int) -> Job:
+    return make_job(
+        model={"name": model, "seq_len": seq_len},
         resources={"gpu": {"model": "A100-80GB"}, "gpus_per_node": 8},
         training={"micro_batch_size": 8, "precision": "bf16", "max_steps": 1000},
     )
+
+
+def test_memory_fixes_fit_under_a_lower_tl102_threshold() -> None:
+    """A 7B full fine-tune over one A100-80GB's memory: sharding and recomputation fix it."""
+    job = _on_eight_a100s("Llama-2-7b", 2048)
     fixes = estimate(job).memory_fixes
     assert fixes
     ceiling = max(fix.utilization for fix in fixes) - 0.01
@@ -70,11 +75,7 @@ def test_memory_fixes_fit_under_a_lower_tl102_threshold() -> None:
 
 
 def test_cheaper_gpus_fit_under_a_lower_tl102_threshold() -> None:
-    job = make_job(
-        model={"name": "gpt2", "seq_len": 1024},
-        resources={"gpu": {"model": "A100-80GB"}, "gpus_per_node": 8},
-        training={"micro_batch_size": 8, "precision": "bf16", "max_steps": 20_000},
-    )
+    job = _on_eight_a100s("gpt2", 1024)
     options = estimate(job).alternatives
     ceiling = max(alt.memory_utilization for alt in options) - 0.01
     strict = estimate(job, limits=RuleLimits(max_memory_utilization=ceiling)).alternatives
