@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from trainlint import engine as engines
 from trainlint import suppress
@@ -116,7 +116,7 @@ def load(
         raise ConfigError(f"path does not exist: {', '.join(missing)}")
     config = config or find_config(paths[0])
     pack = pack or load_policy(config).pack
-    params, limits = estimate_params(pack), RuleLimits.of(pack.data)
+    params, limits = EstimateParams.of(pack.data, pack.name), RuleLimits.of(pack.data)
     found = discover(paths, exclude=exclude)
     space = Workspace(config=config)
     read_documents(found, space, worker_count(len(found), workers))
@@ -136,16 +136,6 @@ def load_jobs(
 ) -> list[Job]:
     """The jobs of ``load``."""
     return load(paths, pack, config, workers=workers).jobs
-
-
-def estimate_params(pack: Pack) -> EstimateParams:
-    """The estimator's assumptions (MFU, write bandwidth, prices...) as the pack sets them."""
-    raw = pack.data.get("trainlint", {}).get("params", {}).get("estimate", {})
-    try:
-        return EstimateParams.model_validate(raw)
-    except ValidationError as exc:
-        detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise PolicyError(f"pack {pack.name!r}: params.estimate: {detail}") from None
 
 
 def check_selectors(selectors: Sequence[str], known: suppress.Known) -> None:

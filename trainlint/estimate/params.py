@@ -3,8 +3,8 @@
 ``EstimateParams`` is the one definition of the assumptions and their defaults: the builtin pack
 publishes ``published_defaults()`` as ``data.trainlint.params.estimate`` (``packs.load_pack``),
 so rules read them there and org packs and repo configs override them like any parameter; the
-effective values come back through ``EstimateParams.model_validate``, where an unknown key is an
-error that names it. Each default's source is in docs/estimates.md.
+effective values come back through ``EstimateParams.of``, where an unknown key is an error that
+names it. Each default's source is in docs/estimates.md.
 
 ``RuleLimits`` holds the thresholds of the rules that judge what the estimator suggests, read
 from those rules' own params: a suggestion never trips the rule it answers.
@@ -17,10 +17,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from trainlint.errors import PolicyError
 from trainlint.estimate.catalog import resolve_gpu
 from trainlint.estimate.precision import parse_precision
+
+GROUP = "estimate"
+"""The parameter group of the assumptions: ``data.trainlint.params.estimate``."""
 
 GIB = 2**30
 # Bounds on what a pack may assume: past them a formula divides by almost nothing or
@@ -114,6 +118,16 @@ class EstimateParams(BaseModel):
             canonical[gpu.name] = float(price)
         return canonical
 
+    @classmethod
+    def of(cls, data: Mapping[str, Any], pack: str) -> EstimateParams:
+        """The assumptions a pack's data sets (MFU, write bandwidth, prices...); a PolicyError
+        names the pack and every bad key."""
+        try:
+            return cls.model_validate(_params(data).get(GROUP, {}))
+        except ValidationError as exc:
+            detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            raise PolicyError(f"pack {pack!r}: params.{GROUP}: {detail}") from None
+
 
 def published_defaults() -> dict[str, Any]:
     """The defaults as pack data: what the builtin pack publishes under ``params.estimate``."""
@@ -136,8 +150,7 @@ class RuleLimits:
     def of(cls, data: Mapping[str, Any]) -> RuleLimits:
         """The limits a pack's data (``data.trainlint.params``) sets; a threshold that is not
         a finite number (null, from a pack) leaves the physical limit."""
-        trainlint = data.get("trainlint")
-        params = trainlint.get("params") if isinstance(trainlint, Mapping) else None
+        params = _params(data)
         found = {name: _threshold(params, *where) for name, where in _RULE_PARAMS.items()}
         return cls(**{name: value for name, value in found.items() if value is not None})
 
@@ -159,8 +172,15 @@ _RULE_PARAMS = {
 """Where each limit is set: the rule's parameter group and key in ``data.trainlint.params``."""
 
 
-def _threshold(params: Any, group: str, key: str) -> float | None:
-    values = params.get(group) if isinstance(params, Mapping) else None
+def _params(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``data.trainlint.params``; empty where a pack has none."""
+    trainlint = data.get("trainlint")
+    params = trainlint.get("params") if isinstance(trainlint, Mapping) else None
+    return params if isinstance(params, Mapping) else {}
+
+
+def _threshold(params: Mapping[str, Any], group: str, key: str) -> float | None:
+    values = params.get(group)
     value = values.get(key) if isinstance(values, Mapping) else None
     if not isinstance(value, int | float) or isinstance(value, bool):
         return None

@@ -26,7 +26,7 @@ import yaml
 
 from trainlint import __version__
 from trainlint.errors import PolicyError
-from trainlint.estimate.params import published_defaults
+from trainlint.estimate.params import GROUP, published_defaults
 from trainlint.packs.bundle import (
     Manifest,
     check_roots,
@@ -101,8 +101,8 @@ def _with_estimate_defaults(pack: Pack) -> Pack:
     org packs and repo configs override them, kind-checked and locked like any parameter."""
     trainlint = pack.data.get("trainlint", {})
     params = trainlint.get("params", {})
-    estimate = {**published_defaults(), **params.get("estimate", {})}
-    published = {**trainlint, "params": {**params, "estimate": estimate}}
+    estimate = {**published_defaults(), **params.get(GROUP, {})}
+    published = {**trainlint, "params": {**params, GROUP: estimate}}
     return dataclasses.replace(pack, data={**pack.data, "trainlint": published})
 
 
