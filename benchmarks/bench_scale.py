@@ -12,7 +12,7 @@ seed 0) and measures:
   the tree) and the peak summed PSS of the whole process tree (sampled; see ``run_child``);
 * ``parse floor s``: in this process (modules already imported, the garbage collector set as
   the ``trainlint`` program sets it), only discovering, reading and parsing the files with
-  trainlint's own parsers (``discover`` + ``assemble.read_file``), no assembly, estimates or
+  trainlint's own parsers (``discover`` + ``read.read_file``), no assembly, estimates or
   Rego, on one core: the least any linter reading these formats must spend;
 * ``engine ms/job``: the builtin pack compiled once (regorus, the default engine), then
   ``evaluate`` on each job's input from ``lint.load_jobs`` (total / jobs);
@@ -127,8 +127,8 @@ def median_child(argv: Sequence[str], repeat: int) -> tuple[float, float, float,
 
 def parse_floor(root: Path) -> int:
     """Discover, read and parse every file; nothing else. Returns the documents read."""
-    from trainlint.assemble import read_file
     from trainlint.discover import discover
+    from trainlint.read import read_file
 
     return sum(read_file(path) is not None for path in discover([root]))
 

@@ -34,10 +34,11 @@ def cli_run(path: Path) -> None:
 
 def stages(path: Path, repeat: int) -> dict[str, float]:
     from trainlint import engine as engines
-    from trainlint.assemble import Workspace, assemble
+    from trainlint.assemble import assemble
     from trainlint.discover import discover
     from trainlint.estimate import estimate
     from trainlint.packs import load_builtin_pack
+    from trainlint.read import Workspace
 
     files = discover([path])
     jobs = assemble(files, Workspace())

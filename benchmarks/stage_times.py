@@ -47,13 +47,14 @@ def main() -> None:
     start = time.perf_counter()
     from trainlint import engine as engines
     from trainlint import lint, parallel
-    from trainlint.assemble import Workspace, assemble
+    from trainlint.assemble import assemble
     from trainlint.cli import collect_rarely
     from trainlint.config import find_config
     from trainlint.discover import discover
-    from trainlint.estimate import estimate
+    from trainlint.estimate import EstimateParams, estimate
     from trainlint.measurement import attach_measurements, measurement_root
     from trainlint.policy import load_policy
+    from trainlint.read import Workspace
 
     imports = time.perf_counter() - start
     collect_rarely()
@@ -72,7 +73,7 @@ def main() -> None:
     seconds, (config, pack) = fastest(policy, 1)  # the builtin pack is read once per process
     rows.append(("repo config + policy (first run)", seconds))
     engine = timed("compile the pack (regorus)", lambda: engines.create_engine("regorus", pack))
-    params = lint.estimate_params(pack)
+    params = EstimateParams.of(pack.data, pack.name)
     found = timed("discover", lambda: discover([root]))
 
     def parse() -> Workspace:

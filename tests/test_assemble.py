@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from trainlint.assemble import Workspace, assemble, build_job
+from trainlint.assemble import assemble, build_job
 from trainlint.discover import discover
 from trainlint.job import Job, Location
+from trainlint.read import Workspace
 from trainlint.sources.base import Document, Fact
 
 SCRIPT = """\

@@ -140,3 +140,36 @@ def test_empty_directory_says_so(in_tmp: Path) -> None:
 )
 def test_human_units(field: str, value: Any, shown: str) -> None:
     assert fmt(field, value) == shown
+
+
+LLAMA_70B = """\
+# trainlint: gpu=H100 gpus=1024
+model_name_or_path: meta-llama/Meta-Llama-3-70B
+max_seq_length: 4096
+per_device_train_batch_size: 1
+max_steps: 100000
+save_strategy: steps
+save_steps: 100
+"""
+
+
+def _checkpoint(folder: Path) -> dict[str, Any]:
+    result = run("estimate", str(folder), "--format", "json")
+    assert result.exit_code == 0, result.output
+    estimates: dict[str, Any] = json.loads(result.output)["jobs"][0]["estimates"]
+    return {**estimates["checkpoint"], "step_time_s": estimates["step_time_s"]}
+
+
+def test_an_org_tl201_threshold_moves_the_suggested_interval(in_tmp: Path) -> None:
+    """The suggestion aims under TL201's threshold as the org sets it, not a copy of it."""
+    (in_tmp / "train.yaml").write_text(LLAMA_70B)
+    default = _checkpoint(in_tmp)
+    (in_tmp / "org").mkdir()
+    tl201 = {"checkpoint_too_frequent": {"max_overhead_fraction": 0.01}}
+    (in_tmp / "org" / "data.json").write_text(json.dumps({"trainlint": {"params": tl201}}))
+    (in_tmp / ".trainlint.toml").write_text('[[packs]]\npath = "org"\n')
+    org = _checkpoint(in_tmp)
+    assert org["suggested_every_steps"] > default["suggested_every_steps"]
+    assert org["suggested_every_steps"] > org["optimal_every_steps"]  # the target decides
+    saving = org["save_s"] / (org["suggested_every_steps"] * org["step_time_s"] + org["save_s"])
+    assert 0.0099 < saving <= 0.01

@@ -9,18 +9,13 @@ import pytest
 
 from tests.conftest import EXAMPLES
 from trainlint.errors import PolicyError
-from trainlint.estimate import EstimateParams
-from trainlint.lint import estimate_params, load_jobs
+from trainlint.lint import load_jobs
 from trainlint.packs import Pack, load_builtin_pack
 
 
 def with_estimate(pack: Pack, **overrides: object) -> Pack:
     data = {"trainlint": {"params": {**pack.data["trainlint"]["params"], "estimate": overrides}}}
     return dataclasses.replace(pack, data=data)
-
-
-def test_builtin_pack_states_the_estimator_defaults() -> None:
-    assert estimate_params(load_builtin_pack()) == EstimateParams()
 
 
 def test_pack_data_drives_the_estimates() -> None:

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-import trainlint.assemble
+import trainlint.read
 from tests.hang import within
-from trainlint.assemble import Workspace, read_file
 from trainlint.discover import discover
 from trainlint.engine import available_engines, create_engine, watchdog
 from trainlint.errors import PolicyError
 from trainlint.lint import CheckOptions, check
 from trainlint.packs import load_builtin_pack, load_pack
+from trainlint.read import Workspace, read_file
 from trainlint.sources.base import Document, Skipped
 from trainlint.sources.structured import MAX_DEPTH
 
@@ -37,7 +37,7 @@ def _errors(doc: Document | Skipped) -> list[tuple[int, int, str]]:
 def test_oversized_config_names_its_size_and_the_limit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(trainlint.assemble, "MAX_BYTES", 1024)
+    monkeypatch.setattr(trainlint.read, "MAX_BYTES", 1024)
     path = tmp_path / "train.yaml"
     path.write_bytes(HF_CONFIG * 100)
     [(line, _, message)] = _errors(read_file(path))
@@ -46,7 +46,7 @@ def test_oversized_config_names_its_size_and_the_limit(
 
 
 def test_oversized_dataset_is_not_claimed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(trainlint.assemble, "MAX_BYTES", 1024)
+    monkeypatch.setattr(trainlint.read, "MAX_BYTES", 1024)
     path = tmp_path / "alpaca_data.json"
     path.write_text("[" + ",".join(['{"instruction": "x", "output": "y"}'] * 100) + "]")
     assert isinstance(read_file(path), Skipped)
@@ -157,7 +157,7 @@ def test_directory_named_like_a_config(tmp_path: Path) -> None:
 def test_check_reports_every_bad_file_and_goes_on(
     in_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(trainlint.assemble, "MAX_BYTES", 4096)
+    monkeypatch.setattr(trainlint.read, "MAX_BYTES", 4096)
     (in_tmp / "train.yaml").write_bytes(HF_CONFIG)
     (in_tmp / "big.yaml").write_bytes(HF_CONFIG * 100)
     (in_tmp / "bin.yaml").write_bytes(b"\x00\x01\x02")

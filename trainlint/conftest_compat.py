@@ -39,11 +39,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from trainlint.assemble import display
 from trainlint.errors import PolicyError
 from trainlint.findings import Finding, Waste, fingerprint, locate
 from trainlint.job import Job, Location
 from trainlint.packs import Pack, module_package
+from trainlint.read import display
 
 if TYPE_CHECKING:
     from trainlint.engine import Engine

@@ -27,12 +27,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
-from trainlint.assemble import Workspace, assemble
+from trainlint.assemble import assemble
 from trainlint.config import find_config
 from trainlint.discover import EXCLUDED_DIRS, discover
 from trainlint.errors import ConfigError
 from trainlint.findings import Finding
 from trainlint.lint import CheckOptions, check
+from trainlint.read import Workspace
 from trainlint.results import DiffError, DiffReport, JobCost, JobDiff, Report, Status
 from trainlint.sources.structured import MAX_BYTES
 from trainlint.workdir import working_directory

@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from trainlint.assemble import Workspace, display, purpose_of, why_not_a_job
+from trainlint.assemble import purpose_of, why_not_a_job
 from trainlint.discover import Candidates, resolved
 from trainlint.job import Job
+from trainlint.read import Workspace, display
 from trainlint.results import FileOutcome
 from trainlint.sources.base import Document, Skipped, Workload
 

@@ -17,16 +17,14 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from trainlint import engine as engines
 from trainlint import suppress
-from trainlint.assemble import Workspace, assemble
+from trainlint.assemble import assemble
 from trainlint.config import RepoConfig, find_config
 from trainlint.conftest_compat import conftest_rule_ids
 from trainlint.discover import discover
 from trainlint.errors import ConfigError, PolicyError
-from trainlint.estimate import EstimateParams, estimate
+from trainlint.estimate import EstimateParams, RuleLimits, estimate
 from trainlint.files import outcomes, unsupported_input
 from trainlint.findings import Finding, Severity, make_finding, selected, sort_key
 from trainlint.job import Job, Location, SourceFile
@@ -41,6 +39,7 @@ from trainlint.parallel import (
     worker_count,
 )
 from trainlint.policy import PlacedViolation, Policy, config_line, load_policy
+from trainlint.read import Workspace
 from trainlint.results import FileOutcome, Report, RunError
 
 
@@ -137,21 +136,23 @@ def load(
     exclude: Sequence[Path] = (),
 ) -> Loaded:
     """Discover, parse and assemble the jobs under ``paths``, with their estimates filled
-    from the pack's ``params.estimate`` assumptions. Files are parsed in ``workers``
+    from the pack's ``params.estimate`` assumptions, their suggestions within its rules'
+    thresholds (``RuleLimits``). Files are parsed in ``workers``
     processes (default: ``parallel.worker_count``'s choice for the number of files);
     ``exclude`` names trainlint's own files (the report being written, the baseline)."""
     missing = [str(p) for p in paths if not os.path.lexists(p)]  # a symlink loop is TL901
     if missing:
         raise ConfigError(f"path does not exist: {', '.join(missing)}")
     config = config or find_config(paths[0])
-    params = estimate_params(pack or load_policy(config).pack)
+    pack = pack or load_policy(config).pack
+    params, limits = EstimateParams.of(pack.data, pack.name), RuleLimits.of(pack.data)
     found = discover(paths, exclude=exclude)
     space = Workspace(config=config)
     read_documents(found, space, worker_count(len(found), workers))
     jobs = assemble(found, space)
     attach_measurements(jobs, measurement_root(paths[0]))  # first: estimates use them
     for job in jobs:
-        job.estimates = estimate(job, params)
+        job.estimates = estimate(job, params, limits)
     return Loaded(jobs, outcomes(found, space, jobs))
 
 
@@ -164,16 +165,6 @@ def load_jobs(
 ) -> list[Job]:
     """The jobs of ``load``."""
     return load(paths, pack, config, workers=workers).jobs
-
-
-def estimate_params(pack: Pack) -> EstimateParams:
-    """The estimator's assumptions (MFU, write bandwidth, prices...) as the pack sets them."""
-    raw = pack.data.get("trainlint", {}).get("params", {}).get("estimate", {})
-    try:
-        return EstimateParams.model_validate(raw)
-    except ValidationError as exc:
-        detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise PolicyError(f"pack {pack.name!r}: params.estimate: {detail}") from None
 
 
 def check(paths: Sequence[Path], options: CheckOptions | None = None) -> Report:

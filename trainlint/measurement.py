@@ -43,11 +43,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from trainlint.assemble import display
 from trainlint.catalog import resolve_gpu
 from trainlint.config import find_config
 from trainlint.discover import resolved
 from trainlint.job import Job, Location, ParseError
+from trainlint.read import display
 
 MEASUREMENTS_DIR = Path(".trainlint") / "measurements"
 MAX_BYTES = 4 * 1024 * 1024

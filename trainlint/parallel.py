@@ -27,12 +27,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from trainlint.errors import PolicyError
 
 if TYPE_CHECKING:
-    from trainlint.assemble import Workspace
     from trainlint.conftest_compat import ConftestPlan
     from trainlint.engine import Engine, Findings
     from trainlint.findings import Finding
     from trainlint.job import Job
     from trainlint.packs import Pack
+    from trainlint.read import Workspace
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -107,7 +107,7 @@ def _init_reader(forced: dict[Path, str | None]) -> None:
 
 
 def _read(path: Path) -> Any:
-    from trainlint.assemble import read_file
+    from trainlint.read import read_file
 
     return read_file(path, _forced[path])
 

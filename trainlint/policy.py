@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trainlint.assemble import display
 from trainlint.config import RepoConfig
 from trainlint.errors import ConfigError
 from trainlint.job import Location
@@ -27,6 +26,7 @@ from trainlint.packs.layering import (
     with_params,
 )
 from trainlint.packs.sources import PackSource
+from trainlint.read import display
 
 
 @dataclass(frozen=True)

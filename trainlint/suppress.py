@@ -24,13 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trainlint.assemble import display
 from trainlint.config import RepoConfig, Waiver
 from trainlint.errors import ConfigError
 from trainlint.findings import Finding, Suppression, selected
 from trainlint.job import Location
 from trainlint.packs.layering import Locks, RuleLock, Violation
 from trainlint.policy import PlacedViolation, config_line
+from trainlint.read import display
 from trainlint.sources.structured import MAX_BYTES
 from trainlint.writing import replace_file
 

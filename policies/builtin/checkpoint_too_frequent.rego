@@ -58,6 +58,9 @@ import rego.v1
 
 import data.trainlint.lib.fmt
 
+# max_overhead_fraction also caps the overhead the suggested interval aims for (the
+# estimator's params.estimate.target_checkpoint_overhead, 0.02; estimate.RuleLimits reads this
+# param): an org that lowers it lowers the suggestion's target too, so the suggestion meets it.
 params := data.trainlint.params.checkpoint_too_frequent
 
 # Helpers are rules, not functions: regopy 1.5 fails or crashes when two packages define

@@ -53,6 +53,9 @@ import rego.v1
 import data.trainlint.lib.fmt
 import data.trainlint.lib.job
 
+# max_utilization also bounds what the estimator suggests (estimate.RuleLimits reads it): the
+# memory fixes shown here and TL101's cheaper GPUs use at most min(1 - params.estimate.headroom,
+# max_utilization) of each GPU, so a suggestion never trips this rule.
 params := data.trainlint.params.does_not_fit
 
 # Helpers are rules, not functions: regopy 1.5 fails or crashes when two packages define

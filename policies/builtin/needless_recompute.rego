@@ -51,6 +51,9 @@ import rego.v1
 import data.trainlint.lib.fmt
 import data.trainlint.lib.job
 
+# max_utilization_without_recompute is this rule's own margin, not the estimator's headroom
+# (a suggested GPU or memory fix may use up to 1 - params.estimate.headroom, 90%): turning
+# recomputation off is advised only when the job would keep a wider margin.
 params := data.trainlint.params.needless_recompute
 
 # Helpers are rules, not functions: regopy 1.5 fails or crashes when two packages define

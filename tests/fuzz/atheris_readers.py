@@ -1,7 +1,7 @@
 """Coverage-guided fuzzing of every reader with atheris (optional: ``pip install atheris``).
 
 Run: ``python tests/fuzz/atheris_readers.py -runs=100000`` (libFuzzer flags). Each input is
-written under a suffix chosen by its first byte and read with ``assemble.read_file``, then its
+written under a suffix chosen by its first byte and read with ``read.read_file``, then its
 text is handed to each format's reader (``read_document`` forced into the format, on YAML/JSON
 suffixes). Any exception escaping is a crash that libFuzzer reports with the input.
 tests/fuzz/test_atheris.py runs a short budget of it in CI when atheris is installed.
@@ -16,7 +16,7 @@ from pathlib import Path
 import atheris  # type: ignore[import-untyped,unused-ignore]
 
 with atheris.instrument_imports():
-    from trainlint.assemble import read_file
+    from trainlint.read import read_file
     from trainlint.sources import all_sources, read_document
     from trainlint.sources.base import Input
 

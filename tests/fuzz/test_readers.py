@@ -1,6 +1,6 @@
 """Every reader fuzzed with hypothesis for a fixed budget: no exception escapes, no call hangs.
 
-The documented contract (sources.read_document, assemble.read_file): bad input becomes a
+The documented contract (sources.read_document, read.read_file): bad input becomes a
 Document holding a TL901 ParseError, or a Skipped saying why no format reads the file;
 nothing raises.
 Inputs: arbitrary text under each candidate suffix, arbitrary text forced into each format,
@@ -22,7 +22,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trainlint.assemble import read_file
+from trainlint.read import read_file
 from trainlint.sources import all_sources, read_document
 from trainlint.sources.base import Document, Input, Skipped
 
@@ -86,12 +86,12 @@ def test_read_file_turns_a_reader_crash_into_tl901(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The last line of defence: a bug in a reader is a TL901 naming it, not a crashed run."""
-    import trainlint.assemble
+    import trainlint.read
 
     def crash(*args: object, **kwargs: object) -> None:
         raise IndexError("list index out of range")
 
-    monkeypatch.setattr(trainlint.assemble, "read_document", crash)
+    monkeypatch.setattr(trainlint.read, "read_document", crash)
     path = tmp_path / "run.sh"
     path.write_text("#!/bin/bash\n")
     doc = read_file(path)

@@ -101,7 +101,8 @@ def test_every_param_a_rule_reads_is_in_data_json(rule: object) -> None:
     assert not used or f"params := data.trainlint.params.{short}\n" in source
 
 
-# Parameter blocks that are not a rule's: the estimator's assumptions (trainlint.lint).
+# Parameter blocks that are not a rule's: the estimator's assumptions (EstimateParams, published by
+# packs.load_pack).
 NON_RULE_PARAMS = {"estimate"}
 
 

@@ -18,9 +18,9 @@ from pydantic import ValidationError
 
 from tests.estimate.jobs import make_job
 from trainlint import cli
-from trainlint.assemble import read_file
 from trainlint.estimate import EstimateParams, estimate
 from trainlint.lint import check
+from trainlint.read import read_file
 from trainlint.sources import read_document
 from trainlint.sources.base import Document, Input
 from trainlint.sources.redact import redact_text, redact_value, secret_name

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CORPUS
-from trainlint.assemble import read_file
+from trainlint.read import read_file
 from trainlint.sources.base import Document, Skipped
 
 CORPUS_FILES = (

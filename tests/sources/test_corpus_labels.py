@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from tests.conftest import CORPUS
-from trainlint.assemble import read_file
+from trainlint.read import read_file
 from trainlint.sources.base import Document
 
 LABELS = Path(__file__).parent / "corpus_labels"

@@ -346,8 +346,9 @@ def test_a_file_with_several_workloads_reads_the_first_only() -> None:
 
 
 def test_container_overrides_reach_the_config_they_name(tmp_path: Path) -> None:
-    from trainlint.assemble import Workspace, assemble
+    from trainlint.assemble import assemble
     from trainlint.discover import discover
+    from trainlint.read import Workspace
 
     (tmp_path / "fit.yaml").write_text("seed_everything: 1\ntrainer:\n  devices: 4\n")
     (tmp_path / "job.yaml").write_text(

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import CORPUS
-from trainlint.assemble import read_file
+from trainlint.read import read_file
 from trainlint.sources.base import Document, Skipped
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not present")

@@ -267,8 +267,9 @@ def test_random_tasks_never_raise(data: dict[str, Any], style: str) -> None:
 
 
 def test_run_block_overrides_reach_the_config_it_mounts(tmp_path: Path) -> None:
-    from trainlint.assemble import Workspace, assemble
+    from trainlint.assemble import assemble
     from trainlint.discover import discover
+    from trainlint.read import Workspace
 
     (tmp_path / "configs").mkdir()
     (tmp_path / "configs" / "8B-lora.yaml").write_text(

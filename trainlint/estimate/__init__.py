@@ -20,13 +20,14 @@ from trainlint.catalog import (
     resolve_gpu,
     resolve_model,
 )
+from trainlint.derive import model_parallel
 from trainlint.estimate.checkpoint import job_checkpoint
 from trainlint.estimate.compute import job_compute
 from trainlint.estimate.cost import alternatives, job_run, run_steps
 from trainlint.estimate.inputs import MAX_QUANTITY, Inputs, finite, positive, resolve
 from trainlint.estimate.ledger import Ledger
 from trainlint.estimate.memory import job_memory
-from trainlint.estimate.params import EstimateParams
+from trainlint.estimate.params import EstimateParams, RuleLimits
 from trainlint.estimate.whatif import (
     memory_fixes,
     mixed_precision,
@@ -39,6 +40,7 @@ __all__ = [
     "EstimateParams",
     "GpuSpec",
     "ModelSpecEntry",
+    "RuleLimits",
     "estimate",
     "gpus",
     "models",
@@ -89,13 +91,15 @@ def measured_step_time(job: Job, world: int | None) -> float | None:
 
 
 def _impossible_layout(job: Job) -> bool:
-    par, world = job.training.parallelism, job.resources.world_size
-    spans = (par.tensor or 1) * (par.pipeline or 1) * (par.context or 1)
-    return world is not None and world > 0 and world % spans != 0
+    world = job.resources.world_size
+    return world is not None and world > 0 and world % model_parallel(job) != 0
 
 
-def estimate(job: Job, params: EstimateParams | None = None) -> Estimates:
-    """Memory per GPU, step time, checkpoint cost, run cost and cheaper GPUs for ``job``.
+def estimate(
+    job: Job, params: EstimateParams | None = None, limits: RuleLimits | None = None
+) -> Estimates:
+    """Memory per GPU, step time, checkpoint cost, run cost and cheaper GPUs for ``job``;
+    what it suggests (an interval, a GPU, a fix) meets the rules' thresholds in ``limits``.
 
     A layout that cannot start (tensor x pipeline x context parallel sizes that do not divide
     the GPUs launched, TL108) is not estimated: dividing its memory by ranks that do not exist
@@ -103,7 +107,7 @@ def estimate(job: Job, params: EstimateParams | None = None) -> Estimates:
     if _impossible_layout(job):
         return Estimates(unknown=["parallel layout (tensor x pipeline x context does not divide "
                                   "the world size)"])  # fmt: skip
-    p = params or EstimateParams()
+    p, rules = params or EstimateParams(), limits or RuleLimits()
     inp = resolve(job, p)
     led = Ledger()
     _record_inputs(inp, led)
@@ -115,13 +119,13 @@ def estimate(job: Job, params: EstimateParams | None = None) -> Estimates:
         step = led.put("step_time_s", measured, "measured")
         compute = dataclasses.replace(compute, step_time_s=step)
     steps = run_steps(job.training, inp, compute.tokens_per_step, led)
-    checkpoint = job_checkpoint(job.checkpoint, inp, p, led, steps, compute.step_time_s)
+    checkpoint = job_checkpoint(job.checkpoint, inp, p, rules, led, steps, compute.step_time_s)
     saving_s = (checkpoint.saves or 0) * (checkpoint.save_s or 0.0)
     run = job_run(inp, steps, compute.step_time_s, saving_s, led)
-    options = alternatives(inp, p, steps.value if steps else None, saving_s, per_node)
+    options = alternatives(inp, p, rules, steps.value if steps else None, saving_s, per_node)
     if options:
         led.put("alternatives", options, "default")
-    fixes = memory_fixes(inp, p, memory)
+    fixes = memory_fixes(inp, p, rules, memory)
     if fixes:
         led.put("memory_fixes", fixes, "default")
     memory = without_recompute(inp, p, led, memory)

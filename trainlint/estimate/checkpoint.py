@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from trainlint.estimate.inputs import MAX_QUANTITY, Inputs, finite
 from trainlint.estimate.ledger import Fact, Ledger, derived
-from trainlint.estimate.params import EstimateParams
+from trainlint.estimate.params import EstimateParams, RuleLimits
 from trainlint.job import Checkpoint, CheckpointCost, Source
 
 _NO_CHECKPOINTS = frozenset({"no", "none", "off", "false", "never"})
@@ -176,20 +176,23 @@ def _time_costs(
     plan: _Plan,
     inp: Inputs,
     p: EstimateParams,
+    rules: RuleLimits,
     led: Ledger,
     step_s: float | None,
     total: int | None = None,
 ) -> dict[str, float | int | None]:
     """Overhead share, suggested interval, and the GPU time and money saves cost.
 
-    The suggestion is capped at the run's length: past it, the advice is "save at the end"
-    (a run short against the cluster's MTBF gains nothing from periodic saves)."""
+    The suggestion meets the target overhead, which never exceeds TL201's threshold
+    (``RuleLimits.checkpoint_overhead``), and is capped at the run's length: past it, the
+    advice is "save at the end" (a run short against the cluster's MTBF gains nothing from
+    periodic saves)."""
     out: dict[str, float | int | None] = {}
     world = inp.hw.world
     if step_s is not None:
         # asynchronous: the stall is the staging copy alone once the write fits the interval
         stall = size.save_s if size.stage_s is None else size.stage_s
-        suggested = suggested_interval(stall, step_s, p.target_checkpoint_overhead)
+        suggested = suggested_interval(stall, step_s, rules.checkpoint_overhead(p))
         if size.stage_s is not None:
             suggested = max(suggested, math.ceil(size.write_s / step_s))
         if world is not None:
@@ -223,6 +226,7 @@ def job_checkpoint(
     ck: Checkpoint,
     inp: Inputs,
     p: EstimateParams,
+    rules: RuleLimits,
     led: Ledger,
     steps: Fact[int] | None,
     step_s: float | None,
@@ -239,5 +243,5 @@ def job_checkpoint(
     led.put("checkpoint.storage_bytes", storage, size.source)
     update = {"size_bytes": size.bytes, "save_s": size.save_s, "storage_bytes": storage}
     total = steps.value if steps is not None else None
-    times = _time_costs(size, plan, inp, p, led, step_s, total)
+    times = _time_costs(size, plan, inp, p, rules, led, step_s, total)
     return cost.model_copy(update={**update, **times})

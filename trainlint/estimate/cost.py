@@ -13,7 +13,7 @@ from trainlint.estimate.compute import job_compute
 from trainlint.estimate.inputs import Hardware, Inputs, finite, positive, price_of
 from trainlint.estimate.ledger import Fact, Ledger, derived
 from trainlint.estimate.memory import job_memory
-from trainlint.estimate.params import EstimateParams
+from trainlint.estimate.params import EstimateParams, RuleLimits
 from trainlint.job import Alternative, Run, Training
 
 _CHEAPER = 1 - 1e-9  # "cheaper" means cheaper beyond float noise
@@ -141,16 +141,18 @@ def _counts(inp: Inputs) -> list[int]:
 def _candidate(
     inp: Inputs,
     p: EstimateParams,
+    rules: RuleLimits,
     steps: int | None,
     checkpoint_s: float,
     per_node: int | None,
     total: float | None,
 ) -> tuple[_Priced, Alternative] | None:
-    """``inp`` priced as an alternative, if its ``total`` memory per GPU fits with headroom."""
+    """``inp`` priced as an alternative, if its ``total`` memory per GPU fits with headroom
+    (``RuleLimits.memory_utilization``)."""
     gpu, world = inp.hw.gpu, inp.hw.world
     if gpu is None or world is None or total is None:
         return None
-    if total > gpu.memory_bytes * (1 - p.headroom):
+    if total > gpu.memory_bytes * rules.memory_utilization(p):
         return None
     priced = _price(inp, p, steps, checkpoint_s, per_node)
     if priced is None or inp.hw.price is None:
@@ -171,6 +173,7 @@ def _candidate(
 def alternatives(
     inp: Inputs,
     p: EstimateParams,
+    rules: RuleLimits,
     steps: int | None,
     checkpoint_s: float = 0.0,
     gpus_per_node: int | None = None,
@@ -198,7 +201,7 @@ def alternatives(
                 continue
             world = Fact(n, "estimated")
             other = _on(inp, gpu, p, world)
-            candidate = _candidate(other, p, steps, checkpoint_s, gpus_per_node, totals[n])
+            candidate = _candidate(other, p, rules, steps, checkpoint_s, gpus_per_node, totals[n])
             if candidate is None or candidate[0].rank >= current.rank * _CHEAPER:
                 continue
             if best is None or candidate[0].rank < best[0].rank:

@@ -22,6 +22,7 @@ from trainlint.catalog import (
     resolve_gpu,
 )
 from trainlint.catalog import resolve_model as _resolve_model
+from trainlint.derive import global_batch, micro_batch, world_size
 from trainlint.estimate.ledger import Fact
 from trainlint.estimate.params import EstimateParams
 from trainlint.estimate.precision import (
@@ -420,6 +421,9 @@ def _shard_group(job: Job, model_parallel: int) -> int | None:
 
 
 def _world(job: Job) -> Fact[int] | None:
+    """The job's GPU count: its world size as stated or derived (``derive``: what the config
+    fixes is ``declared``), else GPUs per node x nodes, one node when the count is unknown: a
+    guess derivation refuses (``--nnodes $NNODES``), hence ``estimated``."""
     res = job.resources
     world = positive(res.world_size)
     if world is not None:
@@ -427,7 +431,7 @@ def _world(job: Job) -> Fact[int] | None:
     per_node = positive(res.gpus_per_node)
     if per_node is None:
         return None
-    return Fact(per_node * (positive(res.nodes) or 1), "estimated")
+    return Fact(world_size(per_node, positive(res.nodes)), "estimated")
 
 
 def _hardware(job: Job, p: EstimateParams) -> Hardware:
@@ -451,18 +455,20 @@ def price_of(gpu: GpuSpec | None, p: EstimateParams) -> Fact[float] | None:
 
 
 def _batches(job: Job, dp: int | None) -> tuple[Fact[int] | None, Fact[int] | None]:
-    """Micro-batch per GPU and global batch in sequences, each derived from the other."""
+    """Micro-batch per GPU and global batch in sequences, as stated or derived (``derive``),
+    else each solved from the other over ``dp`` replicas (``estimated``): derivation leaves an
+    unstated micro-batch unknown, and has no replicas when the world size is a guess."""
     tr = job.training
-    micro, accum = positive(tr.micro_batch_size), positive(tr.grad_accum_steps) or 1
+    micro, accum = positive(tr.micro_batch_size), positive(tr.grad_accum_steps)
     glob = positive(tr.global_batch_size)
     micro_fact = _fact(micro, "declared")
     if glob is not None:
-        if micro is None and dp and glob % (accum * dp) == 0:
-            micro_fact = Fact(glob // (accum * dp), "estimated")
+        if micro is None and dp:
+            micro_fact = _fact(micro_batch(glob, accum, dp), "estimated")
         return micro_fact, Fact(glob, "declared")
     if micro is None or dp is None:
         return micro_fact, None
-    return micro_fact, Fact(micro * accum * dp, "estimated")
+    return micro_fact, Fact(global_batch(micro, accum, dp), "estimated")
 
 
 def resolve(job: Job, p: EstimateParams) -> Inputs:

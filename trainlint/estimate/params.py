@@ -1,15 +1,30 @@
-"""The assumptions the estimator runs on, as one frozen model that pack data can override.
+"""The assumptions the estimator runs on, and the rule thresholds its suggestions must meet.
 
-Policy packs pass ``data.trainlint.params.estimate`` here (``EstimateParams.model_validate``);
-unknown keys are errors that name the key. Each default's source is in docs/estimates.md.
+``EstimateParams`` is the one definition of the assumptions and their defaults: the builtin pack
+publishes ``published_defaults()`` as ``data.trainlint.params.estimate`` (``packs.load_pack``),
+so rules read them there and org packs and repo configs override them like any parameter; the
+effective values come back through ``EstimateParams.of``, where an unknown key is an error that
+names it. Each default's source is in docs/estimates.md.
+
+``RuleLimits`` holds the thresholds of the rules that judge what the estimator suggests, read
+from those rules' own params: a suggestion never trips the rule it answers.
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from trainlint.catalog import resolve_gpu
+from trainlint.errors import PolicyError
 from trainlint.estimate.precision import parse_precision
+
+GROUP = "estimate"
+"""The parameter group of the assumptions: ``data.trainlint.params.estimate``."""
 
 GIB = 2**30
 # Bounds on what a pack may assume: past them a formula divides by almost nothing or
@@ -27,7 +42,7 @@ class EstimateParams(BaseModel):
     mfu: float = Field(default=0.4, ge=MIN_SHARE, le=1)
     """Model FLOPs utilisation: 35-45% for tuned dense training (cost-model §4.3, §4.4)."""
 
-    overhead_bytes: float = Field(default=float(GIB), ge=0, le=MAX_BYTES)
+    overhead_bytes: float = Field(default=GIB, ge=0, le=MAX_BYTES)
     """Per-GPU CUDA context, NCCL buffers and allocator slack not in the formulas (assumed)."""
 
     checkpoint_write_bytes_per_s: float = Field(default=1e9, ge=1, le=MAX_BYTES)
@@ -41,7 +56,9 @@ class EstimateParams(BaseModel):
     save blocked 6.3 s against 148.8 s synchronous, Meta/Crusoe's Llama 3 70B staged in 0.78 s."""
 
     target_checkpoint_overhead: float = Field(default=0.02, ge=MIN_SHARE, lt=1)
-    """Acceptable share of run time spent saving: BLOOM's 2% worst case (§8.2)."""
+    """Share of run time the suggested checkpoint interval aims to spend saving: BLOOM's 2%
+    worst case (§8.2). At most TL201's ``max_overhead_fraction`` (``RuleLimits``): the
+    suggestion aims below the threshold that flags the job, and follows it down."""
 
     network_bytes_per_s: float = Field(default=25e9, ge=1, le=MAX_BYTES)
     """Inter-node bandwidth per node: 200 Gb/s, ml-engineering's worked example (§9.1)."""
@@ -59,7 +76,10 @@ class EstimateParams(BaseModel):
     """Mean time between interruptions per GPU: Llama 3 405B, 419 in 54 days on 16,384 (§8.3)."""
 
     headroom: float = Field(default=0.1, ge=0, lt=1)
-    """Share of GPU memory an alternative must leave free to count as fitting."""
+    """Share of GPU memory a suggested configuration (a cheaper GPU, TL101; a memory fix,
+    TL102) must leave free to count as fitting; it uses at most TL102's ``max_utilization``
+    too (``RuleLimits``). Not TL107's ``max_utilization_without_recompute`` (0.8), which is a
+    rule's own, stricter bar for advising recomputation off."""
 
     flash_attention: bool = True
     """Attention kernels keep no a·s² score tensors (FlashAttention / PyTorch SDPA)."""
@@ -97,3 +117,71 @@ class EstimateParams(BaseModel):
                 )
             canonical[gpu.name] = float(price)
         return canonical
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any], pack: str) -> EstimateParams:
+        """The assumptions a pack's data sets (MFU, write bandwidth, prices...); a PolicyError
+        names the pack and every bad key."""
+        try:
+            return cls.model_validate(_params(data).get(GROUP, {}))
+        except ValidationError as exc:
+            detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            raise PolicyError(f"pack {pack!r}: params.{GROUP}: {detail}") from None
+
+
+def published_defaults() -> dict[str, Any]:
+    """The defaults as pack data: what the builtin pack publishes under ``params.estimate``."""
+    return EstimateParams().model_dump()
+
+
+@dataclass(frozen=True)
+class RuleLimits:
+    """Thresholds of the rules that judge the estimator's suggestions, from their own params,
+    so an org that changes one gets suggestions that meet it. Without a pack, the physical
+    limits: any checkpoint overhead below the whole run, the GPU's whole memory."""
+
+    max_checkpoint_overhead: float = 1.0
+    """TL201 checkpoint_too_frequent.max_overhead_fraction."""
+
+    max_memory_utilization: float = 1.0
+    """TL102 does_not_fit.max_utilization: above it a job does not fit."""
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any]) -> RuleLimits:
+        """The limits a pack's data (``data.trainlint.params``) sets; a threshold that is not
+        a finite number (null, from a pack) leaves the physical limit."""
+        params = _params(data)
+        found = {name: _threshold(params, *where) for name, where in _RULE_PARAMS.items()}
+        return cls(**{name: value for name, value in found.items() if value is not None})
+
+    def checkpoint_overhead(self, p: EstimateParams) -> float:
+        """The overhead the suggested interval aims for: the assumed target, never above
+        TL201's threshold, and above zero (some interval meets it)."""
+        return max(MIN_SHARE, min(p.target_checkpoint_overhead, self.max_checkpoint_overhead))
+
+    def memory_utilization(self, p: EstimateParams) -> float:
+        """The share of GPU memory a suggested configuration may use: all but the headroom,
+        never above TL102's threshold."""
+        return min(1 - p.headroom, self.max_memory_utilization)
+
+
+_RULE_PARAMS = {
+    "max_checkpoint_overhead": ("checkpoint_too_frequent", "max_overhead_fraction"),
+    "max_memory_utilization": ("does_not_fit", "max_utilization"),
+}
+"""Where each limit is set: the rule's parameter group and key in ``data.trainlint.params``."""
+
+
+def _params(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``data.trainlint.params``; empty where a pack has none."""
+    trainlint = data.get("trainlint")
+    params = trainlint.get("params") if isinstance(trainlint, Mapping) else None
+    return params if isinstance(params, Mapping) else {}
+
+
+def _threshold(params: Mapping[str, Any], group: str, key: str) -> float | None:
+    values = params.get(group)
+    value = values.get(key) if isinstance(values, Mapping) else None
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    return float(value) if math.isfinite(value) else None

@@ -21,7 +21,7 @@ from trainlint.estimate.compute import job_compute
 from trainlint.estimate.inputs import Inputs
 from trainlint.estimate.ledger import Fact, Ledger
 from trainlint.estimate.memory import job_memory
-from trainlint.estimate.params import EstimateParams
+from trainlint.estimate.params import EstimateParams, RuleLimits
 from trainlint.estimate.precision import PRECISIONS
 from trainlint.job import Memory, MemoryFix, MixedPrecisionCost, RecomputeCost
 
@@ -84,9 +84,11 @@ def recompute_cost(
     return _recorded(cost, "recompute", values, led)
 
 
-def _fix(inp: Inputs, p: EstimateParams, change: str, gpu_bytes: float) -> MemoryFix | None:
+def _fix(
+    inp: Inputs, p: EstimateParams, fits: float, change: str, gpu_bytes: float
+) -> MemoryFix | None:
     total = job_memory(inp, p, Ledger()).total_bytes
-    if total is None or total > gpu_bytes * (1 - p.headroom):
+    if total is None or total > gpu_bytes * fits:
         return None
     micro = inp.micro_batch.value if change == "micro_batch" and inp.micro_batch else None
     return MemoryFix(
@@ -94,11 +96,15 @@ def _fix(inp: Inputs, p: EstimateParams, change: str, gpu_bytes: float) -> Memor
     )
 
 
-def memory_fixes(inp: Inputs, p: EstimateParams, memory: Memory) -> list[MemoryFix]:
-    """Changes that make a job over its GPU's memory fit, cheapest first (see module doc)."""
+def memory_fixes(
+    inp: Inputs, p: EstimateParams, rules: RuleLimits, memory: Memory
+) -> list[MemoryFix]:
+    """Changes that make a job that does not fit (above TL102's threshold, by default the
+    GPU's memory) fit with headroom, cheapest first (see module doc)."""
     gpu_bytes, util = memory.gpu_bytes, memory.utilization
-    if not gpu_bytes or util is None or util <= 1.0:
+    if not gpu_bytes or util is None or util <= rules.max_memory_utilization:
         return []
+    fits = rules.memory_utilization(p)
     world = inp.hw.world.value if inp.hw.world else 1
     zero3 = (
         replace(inp, zero_stage=3) if inp.zero_stage < 3 and inp.data_parallel(world) > 1 else None
@@ -109,13 +115,14 @@ def memory_fixes(inp: Inputs, p: EstimateParams, memory: Memory) -> list[MemoryF
         else None
     )
     fixes = [
-        _fix(zero3, p, "zero3", gpu_bytes) if zero3 else None,
-        _fix(full, p, "recompute", gpu_bytes) if full else None,
+        _fix(zero3, p, fits, "zero3", gpu_bytes) if zero3 else None,
+        _fix(full, p, fits, "recompute", gpu_bytes) if full else None,
     ]
     micro = inp.micro_batch.value if inp.micro_batch else 1
     size = micro // 2
     while size >= 1:
-        fix = _fix(replace(inp, micro_batch=Fact(size, "estimated")), p, "micro_batch", gpu_bytes)
+        smaller = replace(inp, micro_batch=Fact(size, "estimated"))
+        fix = _fix(smaller, p, fits, "micro_batch", gpu_bytes)
         if fix is not None:
             fixes.append(fix)
             break
@@ -123,7 +130,7 @@ def memory_fixes(inp: Inputs, p: EstimateParams, memory: Memory) -> list[MemoryF
     found = [fix for fix in fixes if fix is not None]
     if not found and zero3 is not None and full is not None:
         both = replace(zero3, recompute=True, recompute_mode="full")
-        found = [fix for fix in [_fix(both, p, "zero3+recompute", gpu_bytes)] if fix]
+        found = [fix for fix in [_fix(both, p, fits, "zero3+recompute", gpu_bytes)] if fix]
     return found
 
 

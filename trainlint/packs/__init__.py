@@ -13,6 +13,7 @@ directory's path, and ``*_test.rego`` tests, which are kept apart and never comp
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import re
@@ -25,6 +26,7 @@ import yaml
 
 from trainlint import __version__
 from trainlint.errors import PolicyError
+from trainlint.estimate.params import GROUP, published_defaults
 from trainlint.packs.bundle import (
     Manifest,
     check_roots,
@@ -87,8 +89,21 @@ class Pack:
 
 def load_pack(path: Path, origin: str | None = None) -> Pack:
     """Read a pack: an OPA bundle directory or ``.tar.gz`` (``origin``: how to name it, a path
-    or URL; default the path). Checks the manifest, roots, data and every rule's METADATA."""
-    return pack_from_files(read_bundle(path), origin or str(path), _default_name(path))
+    or URL; default the path). Checks the manifest, roots, data and every rule's METADATA.
+    The builtin pack's directory also gets the estimator's defaults in its data."""
+    pack = pack_from_files(read_bundle(path), origin or str(path), _default_name(path))
+    return _with_estimate_defaults(pack) if path.resolve() == _builtin_dir().resolve() else pack
+
+
+def _with_estimate_defaults(pack: Pack) -> Pack:
+    """The pack with the estimator's defaults as the base of ``params.estimate``: defined once
+    (``EstimateParams``), published here so rules read them (TL203: ``gpu_mtbf_hours``) and
+    org packs and repo configs override them, kind-checked and locked like any parameter."""
+    trainlint = pack.data.get("trainlint", {})
+    params = trainlint.get("params", {})
+    estimate = {**published_defaults(), **params.get(GROUP, {})}
+    published = {**trainlint, "params": {**params, GROUP: estimate}}
+    return dataclasses.replace(pack, data={**pack.data, "trainlint": published})
 
 
 def pack_from_files(files: dict[str, bytes], origin: str, default_name: str) -> Pack:
@@ -189,7 +204,11 @@ def _flat(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
 @functools.cache
 def load_builtin_pack() -> Pack:
     """The pack shipped with trainlint, read once per process."""
-    return load_pack(bundled("policies") / "builtin")
+    return load_pack(_builtin_dir())
+
+
+def _builtin_dir() -> Path:
+    return bundled("policies") / "builtin"
 
 
 def module_package(source: str) -> str | None:
