@@ -29,7 +29,8 @@ from trainlint.measurement import attach_measurements, measurement_root
 from trainlint.packs import Pack, RuleMeta
 from trainlint.packs.layering import Violation
 from trainlint.parallel import evaluate_jobs, read_documents, worker_count
-from trainlint.policy import PlacedViolation, Policy, config_line, load_policy
+from trainlint.policy import PlacedViolation, Policy, config_location, load_policy
+from trainlint.sources.base import Document, Skipped
 
 
 class RunError(BaseModel):
@@ -95,6 +96,8 @@ class Loaded:
 
     jobs: list[Job]
     files: list[FileOutcome]
+    documents: dict[Path, Document | Skipped]
+    """Every file read, by resolved path (the workspace's): where suppressions find comments."""
 
 
 def load(
@@ -121,7 +124,7 @@ def load(
     attach_measurements(jobs, measurement_root(paths[0]))  # first: estimates use them
     for job in jobs:
         job.estimates = estimate(job, params)
-    return Loaded(jobs, outcomes(found, space, jobs))
+    return Loaded(jobs, outcomes(found, space, jobs), space.documents)
 
 
 def load_jobs(
@@ -233,16 +236,17 @@ def check(
     findings = _unique(sorted(report.findings, key=sort_key))
     files = [s.path for job in report.jobs for s in job.sources] + [f.file for f in findings]
     suppressions = suppress.collect(
-        files, config, known, baseline, today, policy.locks, verified=approved_by
-    )
-    findings = [suppressions.apply(f) for f in findings]
-    violations += suppressions.lock_violations.values()
+        files, loaded.documents, config, known, baseline, today, policy.locks,
+        verified=approved_by,
+    )  # fmt: skip
+    findings = suppressions.apply(findings)
+    violations += suppressions.lock_violations(findings)
 
     def ran(code: str) -> bool:
         return any(_runs(r, selection, policy) and selected(r.id, r.slug, [code], [])
                    for r in pack.rules) or code in conftest_ids  # fmt: skip
 
-    problems = suppressions.unused(ran)
+    problems = suppressions.unused(findings, ran)
     findings += _governance(problems, violations, engine, rules, selection, policy, report)
     report.findings = sorted(findings, key=sort_key)
     return report
@@ -267,10 +271,10 @@ def _deselected_locks(config: RepoConfig, policy: Policy) -> list[PlacedViolatio
         if lock is None or chosen.runs(rule.id, rule.slug):
             continue
         matching = [s for s in chosen.ignore if selected(rule.id, rule.slug, [s], [])]
-        needles = matching[:1] or ["select"]
+        entry = ("ignore", chosen.ignore.index(matching[0])) if matching else ("select",)
         detail = f"turns off locked rule {rule.id} ({', '.join(matching) or 'not selected'})"
         violation = Violation(f"rules.{rule.id}", lock.pack, detail, "the repo config")
-        placed.append(PlacedViolation(violation, config_line(config, needles)))
+        placed.append(PlacedViolation(violation, config_location(config, entry)))
     return placed
 
 
