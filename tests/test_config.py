@@ -141,3 +141,25 @@ def test_init_writes_a_starter_config_that_validates(tmp_path: Path) -> None:
     again = CliRunner().invoke(main, ["init", str(tmp_path)])
     assert again.exit_code == 2 and "--force" in again.output
     assert CliRunner().invoke(main, ["init", str(tmp_path), "--force"]).exit_code == 0
+
+
+def test_entries_are_located_by_key_path_where_they_are_written(tmp_path: Path) -> None:
+    """Each entry at the reader's position in the file that wrote it (a base's entry in the
+    base, unless the extending file replaces the key), ruff's spelling for field names."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "base.yaml").write_text(
+        "ignore: [TL201, TL202]\nwaivers:\n  - rule: TL302\n    reason: from the base\n"
+        "    approved_by: platform-team\n"
+    )
+    (tmp_path / ".trainlint.toml").write_text(
+        'extend = "base.yaml"\nignore = ["TL3"]\n[per_file_ignores]\n"src/*.yaml" = ["TL201"]\n'
+    )
+    located = {
+        path: (written.file.name, written.line, written.column, written.value_column)
+        for path, written in find_config(tmp_path).located.items()
+    }
+    assert located[("waivers", 0, "reason")] == ("base.yaml", 4, 5, 13)
+    assert located[("waivers", 0, "approved-by")] == ("base.yaml", 5, 5, 18)
+    assert located[("ignore", 0)] == (".trainlint.toml", 2, 12, 12)
+    assert ("ignore", 1) not in located  # the base's list is replaced whole
+    assert located[("per-file-ignores", "src/*.yaml")] == (".trainlint.toml", 4, 2, 2)

@@ -218,3 +218,82 @@ def test_fingerprint_ignores_line_and_numbers() -> None:
     same = fingerprint("TL201", "/checkpoint/every_steps", "every 10 steps: ~1.9 s, $620")
     assert same == fingerprint("TL201", "/checkpoint/every_steps", "every 20 steps: ~2.5 s, $1,240")
     assert same != fingerprint("TL201", "/checkpoint/every_epochs", "every 10 steps: ~1.9 s, $620")
+
+
+# What the refactor of issue 16 makes reliable: config entries located by key path, comments
+# read from the text the run already read, and suppression steps that are pure functions.
+
+SAME_REASON = """\
+# reason = "NCCL traces for the interconnect ticket" (kept from the old cluster's config)
+[[waivers]]
+rule = "debug-logging"
+reason = "NCCL traces for the interconnect ticket"
+expires = 2026-01-01
+
+[[waivers]]
+rule = "TL302"
+path = "jobs/*"
+reason = "NCCL traces for the interconnect ticket"
+expires = 2026-01-01
+"""
+
+
+def test_waivers_with_the_same_reason_are_located_at_their_own_lines(repo: Path) -> None:
+    (repo / "train.sh").write_text(SCRIPT.format(trailing=""))
+    report = run(repo, SAME_REASON)
+    expired = [(f.file, f.line, f.column) for f in report.findings if f.rule == "TL905"]
+    assert expired == [(".trainlint.toml", 4, 11), (".trainlint.toml", 10, 11)]
+
+
+def test_a_waiver_is_located_at_its_reason_not_at_a_comment_that_repeats_it(repo: Path) -> None:
+    (repo / "train.sh").write_text(SCRIPT.format(trailing="").replace("NCCL_DEBUG=INFO", "X=1"))
+    config = SAME_REASON.split("\n\n")[0].replace("2026-01-01", "2027-01-31") + "\n"
+    unused = only(run(repo, config), "TL905")
+    assert "matches no finding" in unused.message
+    assert (unused.file, unused.line, unused.column) == (".trainlint.toml", 4, 11)
+
+
+def test_inline_ignores_come_from_the_text_the_run_read(repo: Path) -> None:
+    """The suppressions never open a file: what the workspace read is what counts, even once
+    the file is gone; files read in worker processes bring their comment lines back."""
+    from trainlint import suppress
+    from trainlint.config import RepoConfig
+    from trainlint.lint import load
+
+    for name in ("train.sh", "other.sh"):
+        (repo / name).write_text(SCRIPT.format(trailing=f"  # trainlint: ignore[TL302] {name}"))
+    loaded = load([Path(".")], workers=2)
+    for name in ("train.sh", "other.sh"):
+        (repo / name).unlink()
+    found = suppress.collect(["train.sh", "other.sh"], loaded.documents, RepoConfig(),
+                             lambda code: True)  # fmt: skip
+    assert {file: [i.reason for i in ignores] for file, ignores in found.inline.items()} == {
+        "other.sh": ["other.sh"], "train.sh": ["train.sh"],
+    }  # fmt: skip
+
+
+def test_applying_suppressions_is_pure(repo: Path) -> None:
+    """Each step answers the same however often it runs: a baseline entry absorbs a finding
+    on every call, and nothing is marked used or violated as a side effect."""
+    from trainlint import suppress
+    from trainlint.config import find_config
+    from trainlint.lint import load
+
+    (repo / "train.sh").write_text(SCRIPT.format(trailing=""))
+    (repo / "other.sh").write_text(SCRIPT.format(trailing=""))
+    findings = [f for f in run(repo).findings if f.rule == "TL302"]
+    assert [f.file for f in findings] == ["other.sh", "train.sh"]
+    suppress.write_baseline(findings[:1], repo / "base.json")
+    (repo / "train.sh").write_text(SCRIPT.format(trailing="  # trainlint: ignore[TL302] hang"))
+    (repo / ".trainlint.toml").write_text('[[waivers]]\nrule = "TL301"\nreason = "unused"\n')
+    suppressions = suppress.collect(
+        ["other.sh", "train.sh"], load([Path(".")]).documents, find_config(repo),
+        lambda code: True, repo / "base.json",
+    )  # fmt: skip
+    once = suppressions.apply(findings)
+    assert [f.suppression.kind for f in once if f.suppression] == ["baseline", "inline"]
+    assert suppressions.apply(findings) == once and suppressions.apply(once) == once
+    problems = suppressions.unused(once, lambda code: True)
+    assert [p.detail for p in problems] == ["waiver for TL301 on '**' matches no finding"]
+    assert suppressions.unused(findings, lambda code: True) == problems
+    assert suppressions.lock_violations(once) == suppressions.lock_violations(findings) == []

@@ -4,6 +4,8 @@ names a base config it inherits from (the extending file's keys win).
 
 Keys are spelled as in ruff (``extend-select``, ``per-file-ignores``; snake_case works too).
 Unknown keys are errors that name the key and the file; so is a waiver without a reason.
+Where each entry is written (``RepoConfig.located``, by key path: ``("waivers", 2, "reason")``)
+is kept from the YAML and TOML readers' positions, for findings about the config.
 
 A pull request can write the config, so it is read like any checked file: a regular file of at
 most ``structured.MAX_BYTES``, YAML through the bounded reader (node budget against alias
@@ -21,16 +23,20 @@ from __future__ import annotations
 import datetime
 import fnmatch
 import os
+import re
 import stat
 import sys
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from trainlint.errors import ConfigError, SourceError
 from trainlint.packs.sources import PackSource
-from trainlint.sources.structured import MAX_BYTES, MAX_DEPTH, MAX_NODES, Tagged, load_yaml
+from trainlint.sources._toml import load_toml
+from trainlint.sources.structured import MAX_BYTES, MAX_DEPTH, MAX_NODES, Tagged, Tree, load_yaml
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -41,6 +47,20 @@ CONFIG_FILES = (".trainlint.yaml", ".trainlint.yml", ".trainlint.toml", "pyproje
 
 
 MAX_EXTENDS = 8  # a chain of ``extend`` longer than this is a loop
+
+KeyPath = tuple[str | int, ...]
+"""A config entry by its keys, spelled as in ruff: ``("waivers", 2, "reason")``,
+``("ignore", 0)``, ``("per-file-ignores", "src/*.yaml")``."""
+
+
+class Written(NamedTuple):
+    """Where a config entry is written: its file and line, the column of its key's (or list
+    item's) text, and of its value's when that is a scalar on the same line."""
+
+    file: Path
+    line: int
+    column: int
+    value_column: int
 
 
 class Waiver(BaseModel):
@@ -93,6 +113,14 @@ class RepoConfig(BaseModel):
     source: Path | None = None
     """The config file itself (None for defaults), for findings about the config."""
 
+    _located: dict[KeyPath, Written] = PrivateAttr(default_factory=dict)
+
+    @property
+    def located(self) -> Mapping[KeyPath, Written]:
+        """Where each entry (up to three keys deep) is written, in this file or in the base
+        it extends, as the position-aware readers found it when the config was parsed."""
+        return self._located
+
     @field_validator("formats")
     @classmethod
     def _known_formats(cls, value: dict[str, str]) -> dict[str, str]:
@@ -141,9 +169,9 @@ def find_config(start: Path) -> RepoConfig:
             if candidate.is_file():
                 root = top or directory
                 _inside(candidate.resolve(), root, f"{candidate}: the config is a link to a file")
-                raw = _read(candidate)
-                if raw is not None:
-                    return _validate(_extended(raw, candidate, root), candidate, root)
+                table = _read(candidate)
+                if table is not None:
+                    return _validate(_extended(table, candidate, root), candidate, root)
         if directory == top:
             break
     return RepoConfig()
@@ -170,12 +198,21 @@ def _inside(resolved: Path, root: Path, what: str) -> None:
         raise ConfigError(f"{what} outside the repository ({root}); not read")
 
 
-def _extended(raw: dict[str, Any], path: Path, root: Path, depth: int = 0) -> dict[str, Any]:
-    """``raw`` over its ``extend`` chain: keys of the extending file replace the base's. Every
+@dataclass(frozen=True)
+class _Table:
+    """A config file's trainlint table, and where each of its entries is written."""
+
+    data: dict[str, Any]
+    located: dict[KeyPath, Written]
+
+
+def _extended(table: _Table, path: Path, root: Path, depth: int = 0) -> _Table:
+    """``table`` over its ``extend`` chain: keys of the extending file replace the base's. Every
     base lies inside ``root`` (the repository); one outside is refused before it is opened."""
+    raw = table.data
     base_name = raw.get("extend")
     if base_name is None:
-        return raw
+        return table
     if depth >= MAX_EXTENDS:
         raise ConfigError(f"{path}: 'extend' chain longer than {MAX_EXTENDS} (a loop?)")
     base_path = _repository_path(path, "extend", base_name, root)
@@ -183,8 +220,8 @@ def _extended(raw: dict[str, Any], path: Path, root: Path, depth: int = 0) -> di
     if base is None:
         raise ConfigError(f"{path}: extend: {base_name!r} is not a trainlint config file")
     inherited = _extended(base, base_path, root, depth + 1)
-    merged = {**inherited, **raw}
-    base_params, own_params = inherited.get("params", {}), raw.get("params", {})
+    merged = {**inherited.data, **raw}
+    base_params, own_params = inherited.data.get("params", {}), raw.get("params", {})
     if isinstance(base_params, dict) and isinstance(own_params, dict):
         params = dict(base_params)
         for rule, values in own_params.items():
@@ -194,7 +231,14 @@ def _extended(raw: dict[str, Any], path: Path, root: Path, depth: int = 0) -> di
             params[rule] = values
         if params:
             merged["params"] = params
-    return merged
+    return _Table(merged, _overlay(inherited.located, table.located))
+
+
+def _overlay(base: dict[KeyPath, Written], own: dict[KeyPath, Written]) -> dict[KeyPath, Written]:
+    """Where the entries of a config over its base are written, as ``_extended`` merges them:
+    a key of the extending file replaces the base's whole, a rule's ``params`` key by key."""
+    kept = {p: w for p, w in base.items() if p[: 3 if p[0] == "params" else 1] not in own}
+    return {**kept, **own}
 
 
 def _repository_path(path: Path, key: str, name: object, root: Path) -> Path:
@@ -213,30 +257,104 @@ def _repository_path(path: Path, key: str, name: object, root: Path) -> Path:
     return resolved
 
 
-def _read(path: Path) -> dict[str, Any] | None:
-    """The trainlint table of a config file; None for a pyproject.toml without one."""
+def _read(path: Path) -> _Table | None:
+    """The trainlint table of a config file, located; None for a pyproject.toml without one."""
     text = _read_text(path)
+    tree: Tree | None = None
+    prefix: KeyPath = ()  # of the table in the file
     try:
         if path.name == "pyproject.toml":
             tool = tomllib.loads(text).get("tool")
             data = tool.get("trainlint") if isinstance(tool, dict) else None
             if not isinstance(data, dict):
                 return None
+            prefix = ("tool", "trainlint")
         elif path.suffix == ".toml":
             data = tomllib.loads(text)
         else:
-            data = _yaml(text, path)
+            tree = _yaml(text, path)
+            data = tree.data if tree is not None else None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: cannot read config: invalid TOML: {exc}") from None
     except RecursionError:
         message = f"{path}: cannot read config: nesting deeper than {MAX_DEPTH} levels"
         raise ConfigError(message) from None
     if data is None:
-        return {}
+        return _Table({}, {})
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the config must be a mapping")
     _check_bounds(data, path)
-    return data
+    spans = tree.spans if tree is not None else _toml_spans(text, path)
+    return _Table(data, _located(data, spans, prefix, text, path))
+
+
+def _toml_spans(text: str, path: Path) -> dict[KeyPath, tuple[int, int]]:
+    """The key positions of a TOML config tomllib has read, from the reader of TOML files."""
+    try:
+        return load_toml(text).spans
+    except SourceError as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc.message}") from None
+
+
+def _located(
+    data: dict[str, Any],
+    spans: Mapping[KeyPath, tuple[int, int]],
+    prefix: KeyPath,
+    text: str,
+    file: Path,
+) -> dict[KeyPath, Written]:
+    """Where each entry of ``data`` up to three keys deep is written, from the reader's key
+    positions (``spans``, where ``data`` lies at ``prefix``); keys spelled as in ruff."""
+    lines = text.splitlines()
+    located = {}
+    for path, value in _entries(data, ()):
+        span = spans.get((*prefix, *path))
+        if span is not None:
+            located[_ruff_spelling(path)] = _written(file, lines, span, path[-1], value)
+    return located
+
+
+def _entries(value: Any, path: KeyPath, depth: int = 3) -> Iterator[tuple[KeyPath, Any]]:
+    """Every (key path, value) under ``value``, down to ``depth`` keys."""
+    if isinstance(value, dict):
+        children: Iterable[tuple[str | int, Any]] = value.items()
+    else:
+        children = enumerate(value) if isinstance(value, list) else ()
+    for key, child in children:
+        yield (*path, key), child
+        if len(path) + 1 < depth:
+            yield from _entries(child, (*path, key), depth)
+
+
+_AFTER_KEY = re.compile(r"""["']?[ \t]*[:=][ \t]*["']?""")
+
+
+def _written(
+    file: Path, lines: list[str], span: tuple[int, int], key: str | int, value: Any
+) -> Written:
+    """The place of one entry: its text past an opening quote, and its scalar value's text
+    when the value follows the key on its line (``reason: text``, ``reason = "text"``)."""
+    line, column = span
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    start = column if text[column - 1 : column] in {'"', "'"} else column - 1
+    value_start = start
+    after = None
+    if isinstance(key, str) and not isinstance(value, (dict, list)):
+        at_key = text.startswith(key, start)
+        after = _AFTER_KEY.match(text, start + len(key)) if at_key else None
+    if after is not None and after.end() < len(text):
+        value_start = after.end()
+    return Written(file, line, start + 1, value_start + 1)
+
+
+def _ruff_spelling(path: KeyPath) -> KeyPath:
+    """Field names spelled as in ruff (``per_file_ignores`` as ``per-file-ignores``, a
+    waiver's ``approved_by`` as ``approved-by``); globs, rule names and params keep theirs."""
+    fields = (0, 2) if path[0] in ("waivers", "packs") else (0,)
+    return tuple(
+        part.replace("_", "-") if index in fields and isinstance(part, str) else part
+        for index, part in enumerate(path)
+    )
 
 
 def _read_text(path: Path) -> str:
@@ -258,7 +376,7 @@ def _read_text(path: Path) -> str:
         raise ConfigError(f"{path}: cannot read config: not UTF-8 (byte {exc.start})") from None
 
 
-def _yaml(text: str, path: Path) -> Any:
+def _yaml(text: str, path: Path) -> Tree | None:
     """One YAML document through the bounded reader; custom tags have no meaning here."""
     try:
         trees = load_yaml(text)
@@ -276,7 +394,7 @@ def _yaml(text: str, path: Path) -> Any:
             shown = ".".join(map(str, key)) or "(top)"
             raise ConfigError(f"{path}:{line}:{column}: {shown}: the tag {value.tag} has no "
                               "meaning in a trainlint config")  # fmt: skip
-    return tree.data
+    return tree
 
 
 def _check_bounds(data: dict[str, Any], path: Path) -> None:
@@ -295,14 +413,17 @@ def _check_bounds(data: dict[str, Any], path: Path) -> None:
             stack.extend((child, depth + 1) for child in children)
 
 
-def _validate(raw: dict[str, Any], path: Path, root: Path) -> RepoConfig:
-    """The config model of ``raw``; the baseline it names lies inside the repository too."""
+def _validate(table: _Table, path: Path, root: Path) -> RepoConfig:
+    """The config model of ``table``; the baseline it names lies inside the repository too."""
+    raw = table.data
     if raw.get("baseline") is not None:
         _repository_path(path, "baseline", raw["baseline"], root)
     try:
-        return RepoConfig.model_validate({**raw, "root": path.parent, "source": path})
+        config = RepoConfig.model_validate({**raw, "root": path.parent, "source": path})
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(map(str, e['loc'])) or '(top)'}: {e['msg']}" for e in exc.errors()
         )
         raise ConfigError(f"{path}: {problems}") from None
+    config._located = table.located
+    return config

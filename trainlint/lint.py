@@ -38,9 +38,10 @@ from trainlint.parallel import (
     read_documents,
     worker_count,
 )
-from trainlint.policy import PlacedViolation, Policy, config_line, load_policy
+from trainlint.policy import PlacedViolation, Policy, config_location, load_policy
 from trainlint.read import Workspace
 from trainlint.results import FileOutcome, Report, RunError
+from trainlint.sources.base import Document, Skipped
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -119,12 +120,17 @@ class Selection:
         return selected(rule_id, slug, self.select, self.ignore)
 
 
+Documents = dict[Path, Document | Skipped]
+
+
 @dataclass
 class Loaded:
     """A run's jobs, with their estimates, and what became of every candidate file."""
 
     jobs: list[Job]
     files: list[FileOutcome]
+    documents: Documents
+    """Every file read, by resolved path (the workspace's): where suppressions find comments."""
 
 
 def load(
@@ -153,7 +159,7 @@ def load(
     attach_measurements(jobs, measurement_root(paths[0]))  # first: estimates use them
     for job in jobs:
         job.estimates = estimate(job, params, limits)
-    return Loaded(jobs, outcomes(found, space, jobs))
+    return Loaded(jobs, outcomes(found, space, jobs), space.documents)
 
 
 def load_jobs(
@@ -176,8 +182,10 @@ def check(paths: Sequence[Path], options: CheckOptions | None = None) -> Report:
     """
     options = options or CheckOptions()
     plan = _plan(paths, options)
-    report = _evaluate(paths, plan, options)
-    suppressions = _suppress(report, plan, options)
+    own = [*options.exclude, *([plan.baseline] if plan.baseline is not None else [])]
+    loaded = load(paths, plan.pack, plan.config, workers=options.workers, exclude=own)
+    report = _evaluate(loaded, plan, options)
+    suppressions = _suppress(report, loaded.documents, plan, options)
     report.findings += _governance(report, plan, suppressions)
     report.findings.sort(key=sort_key)
     return report
@@ -240,11 +248,9 @@ def _plan(paths: Sequence[Path], options: CheckOptions) -> Plan:
     return Plan(config, policy, selection, tuple(conftest), known, violations, engine, baseline)
 
 
-def _evaluate(paths: Sequence[Path], plan: Plan, options: CheckOptions) -> Report:
-    """Load the jobs (trainlint's own files excluded) and run the selected rules on each; TL907
-    on the run's files."""
-    own = [*options.exclude, *([plan.baseline] if plan.baseline is not None else [])]
-    loaded = load(paths, plan.pack, plan.config, workers=options.workers, exclude=own)
+def _evaluate(loaded: Loaded, plan: Plan, options: CheckOptions) -> Report:
+    """Run the selected rules on each loaded job (trainlint's own files were excluded from
+    loading); TL907 on the run's files."""
     running = tuple(rule for rule in plan.pack.rules if plan.runs(rule))
     params = plan.pack.data.get("trainlint", {}).get("params", {})
     report = Report(jobs=loaded.jobs, rules=running, params=params, files=loaded.files)
@@ -283,16 +289,19 @@ def _job_findings(
     return findings
 
 
-def _suppress(report: Report, plan: Plan, options: CheckOptions) -> suppress.Suppressions:
+def _suppress(
+    report: Report, documents: Documents, plan: Plan, options: CheckOptions
+) -> suppress.Suppressions:
     """One finding per place (``_unique``), each marked with the suppression that covers it
-    (inline ignores, waivers, the baseline); the suppressions, for TL905 and TL906."""
+    (inline ignores from the lines the workspace read, waivers, the baseline); the
+    suppressions, for TL905 and TL906."""
     findings = _unique(sorted(report.findings, key=sort_key))
     files = [s.path for job in report.jobs for s in job.sources] + [f.file for f in findings]
     suppressions = suppress.collect(
-        files, plan.config, plan.known, plan.baseline, options.today, plan.policy.locks,
-        verified=options.approved_by,
+        files, documents, plan.config, plan.known, plan.baseline, options.today,
+        plan.policy.locks, verified=options.approved_by,
     )  # fmt: skip
-    report.findings = [suppressions.apply(f) for f in findings]
+    report.findings = suppressions.apply(findings)
     return suppressions
 
 
@@ -322,10 +331,10 @@ def _deselected_locks(config: RepoConfig, policy: Policy) -> list[PlacedViolatio
         if lock is None or chosen.runs(rule.id, rule.slug):
             continue
         matching = [s for s in chosen.ignore if _names(rule, s)]
-        needles = matching[:1] or ["select"]
+        entry = ("ignore", chosen.ignore.index(matching[0])) if matching else ("select",)
         detail = f"turns off locked rule {rule.id} ({', '.join(matching) or 'not selected'})"
         violation = Violation(f"rules.{rule.id}", lock.pack, detail, "the repo config")
-        placed.append(PlacedViolation(violation, config_line(config, needles)))
+        placed.append(PlacedViolation(violation, config_location(config, entry)))
     return placed
 
 
@@ -341,8 +350,8 @@ def _known(pack: Pack, conftest_ids: Sequence[str] = ()) -> suppress.Known:
 def _governance(report: Report, plan: Plan, suppressions: suppress.Suppressions) -> list[Finding]:
     """TL905 and TL906: one more evaluation, of the suppression problems and the lock
     violations alone, after every other rule has run."""
-    problems = suppressions.unused(plan.ran)
-    violations = [*plan.violations, *suppressions.lock_violations.values()]
+    problems = suppressions.unused(report.findings, plan.ran)
+    violations = [*plan.violations, *suppressions.lock_violations(report.findings)]
     if not problems and not violations:
         return []
     try:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trainlint.config import RepoConfig
+from trainlint.config import KeyPath, RepoConfig
 from trainlint.errors import ConfigError
 from trainlint.job import Location
 from trainlint.packs import Pack, load_builtin_pack, load_pack
@@ -57,8 +57,8 @@ def load_policy(
     pack, locks, layered = layer(packs)
     params = config_params(pack, config)
     merged, rejected = override_params(_params(pack), params, locks, "the repo config")
-    placed = [PlacedViolation(v, _pack_line(config, v)) for v in layered]
-    placed += [PlacedViolation(v, _param_line(config, v)) for v in rejected]
+    placed = [PlacedViolation(v, _pack_location(config, v)) for v in layered]
+    placed += [PlacedViolation(v, _param_location(config, pack, v)) for v in rejected]
     return Policy(with_params(pack, merged), locks, placed)
 
 
@@ -68,14 +68,19 @@ def config_params(pack: Pack, config: RepoConfig) -> dict[str, dict[str, Any]]:
     current = _params(pack)
     result: dict[str, dict[str, Any]] = {}
     for name, values in config.params.items():
-        rule = pack.get_rule(name)
-        group = rule.package.rsplit(".", 1)[-1] if rule else name.replace("-", "_")
+        group = _group(pack, name)
         if group not in current:
             raise ConfigError(f"{config.source}: params: no rule or parameter group {name!r}")
         for key, value in values.items():
             _check_param(current[group], key, value, f"params.{name}", config)
         result[group] = dict(values)
     return result
+
+
+def _group(pack: Pack, name: str) -> str:
+    """The parameter group a config ``params`` key names: a rule's package, or ``estimate``."""
+    rule = pack.get_rule(name)
+    return rule.package.rsplit(".", 1)[-1] if rule else name.replace("-", "_")
 
 
 def _check_param(
@@ -134,33 +139,35 @@ def _params(pack: Pack) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def config_line(config: RepoConfig, needles: Sequence[str]) -> Location:
-    """The first config line that mentions every needle (a key, a value), else its first line;
-    good enough to point a reader at a setting in a small, hand-written file."""
+def config_location(config: RepoConfig, path: KeyPath, *, value: bool = False) -> Location:
+    """Where the repo config writes the entry at key ``path`` (``("waivers", 2, "reason")``):
+    at its key's text, or with ``value`` at its value's; at its closest written ancestor when
+    it is not written itself (an entry of the defaults), else at the config's first line."""
     if config.source is None:
         return Location(file="<config>", line=1, column=1)
-    try:
-        lines = config.source.read_text(encoding="utf-8").splitlines()
-    except OSError:
-        lines = []
-    for wanted in (needles, needles[:1]):
-        for number, line in enumerate(lines, start=1):
-            if wanted and all(needle in line for needle in wanted):
-                column = line.index(wanted[0]) + 1
-                return Location(file=display(config.source), line=number, column=column)
+    for depth in range(len(path), 0, -1):
+        written = config.located.get(path[:depth])
+        if written is not None:
+            column = written.value_column if value and depth == len(path) else written.column
+            return Location(file=display(written.file), line=written.line, column=column)
     return Location(file=display(config.source), line=1, column=1)
 
 
-def _param_line(config: RepoConfig, violation: Violation) -> Location:
-    key = violation.lock.rsplit(".", 1)[-1]
-    return config_line(config, [key])
+def _param_location(config: RepoConfig, pack: Pack, violation: Violation) -> Location:
+    """The config's ``params`` entry that tried to loosen the lock ``params.<group>.<key>``
+    (the last one naming the group: the one applied)."""
+    group, _, key = violation.lock.removeprefix("params.").partition(".")
+    names = [name for name, values in config.params.items()
+             if _group(pack, name) == group and key in values]  # fmt: skip
+    return config_location(config, ("params", names[-1], key) if names else ("params",))
 
 
-def _pack_line(config: RepoConfig, violation: Violation) -> Location:
-    """The config line that lists the pack which tried to loosen the lock."""
+def _pack_location(config: RepoConfig, violation: Violation) -> Location:
+    """The config entry that lists the pack which tried to loosen the lock."""
     name = violation.where.removeprefix("pack ").strip("'")
-    for source in config.packs:
-        spelled = source.path or source.url or source.entry_point or ""
-        if name and name in spelled:
-            return config_line(config, [spelled])
-    return config_line(config, ["packs"])
+    for index, source in enumerate(config.packs):
+        spelled = {"path": source.path, "url": source.url, "entry-point": source.entry_point}
+        for key, value in spelled.items():
+            if name and value and name in value:
+                return config_location(config, ("packs", index, key), value=True)
+    return config_location(config, ("packs",))

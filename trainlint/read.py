@@ -30,7 +30,7 @@ from trainlint.discover import (
 from trainlint.job import ParseError
 from trainlint.sources import broken, read_document
 from trainlint.sources._workloads import looks_like_training
-from trainlint.sources.base import Document, Input, Reference, Skipped
+from trainlint.sources.base import Document, Input, Reference, Skipped, keep_trainlint_lines
 from trainlint.sources.structured import MAX_BYTES
 
 
@@ -209,10 +209,11 @@ def read_file(path: Path, forced: str | None = None) -> Document | Skipped:
         return _skipped(shown, f"binary file (NUL byte at offset {nul}); not parsed")
     text, bad = _decode(raw)
     try:
-        doc = read_document(Input(shown, text), forced)
+        doc = keep_trainlint_lines(read_document(Input(shown, text), forced), text)
     except Exception as exc:  # a reader's bug: this file fails, the run goes on
         problem = f"{type(exc).__name__}: {exc}"
-        return broken(shown, f"internal error reading this file ({problem}); please report it")
+        doc = broken(shown, f"internal error reading this file ({problem}); please report it")
+        return keep_trainlint_lines(doc, text)
     if isinstance(doc, Document) and bad is not None:
         offset, byte = bad
         line = raw.count(b"\n", 0, offset) + 1

@@ -1,14 +1,22 @@
 """Suppressions (DESIGN §6): inline comments, per-file-ignores, waivers and a baseline.
 
-A suppressed finding is kept and marked with why it does not count; it is never dropped. Every
-suppression records whether it matched something, so the ones that suppress nothing (stale
-after a fix), the malformed ones and the expired waivers become problems that TL905
-(unused-suppression) reports at the comment's or the config entry's own line.
+A suppressed finding is kept and marked with why it does not count; it is never dropped. The
+steps are pure functions of the findings, so each can run again with the same answer:
+``Suppressions.apply`` marks each finding with the first suppression that may cover it;
+``lock_violations`` lists the suppressions of a locked rule's findings that the lock does not
+allow (TL906); ``unused`` lists the suppressions that suppress nothing (stale after a fix),
+the malformed ones and the expired waivers (TL905), at the comment's or the config entry's own
+line.
 
 - ``# trainlint: ignore[TL201,log-every-step] reason`` applies to its own line when it trails
   code, and to the next line when it stands alone; ``# trainlint: ignore-file[TL301] reason``
   anywhere in a file applies to the whole file. YAML, TOML, shell and Python share ``#``
   comments; JSON has none, so JSON files are waived in the repo config.
+- Comments are read from the text the run already read: each document keeps the lines that
+  mention ``trainlint:`` (``sources.base.keep_trainlint_lines``), so no file is opened twice.
+  A file the run did not read as input (a probe measurement, a file outside the run that a
+  conftest rule names) has no inline ignores; the config and the baseline still apply to it.
+- Config entries are located by key path (``RepoConfig.located``): a waiver at its ``reason``.
 - A waiver lapses on its ``expires`` date: from then on it suppresses nothing and is reported.
 - Baseline entries are keyed by rule, file, job and the finding's fingerprint (not its line),
   so a moved line still matches; each entry absorbs one finding.
@@ -19,28 +27,26 @@ from __future__ import annotations
 import datetime
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from trainlint.config import RepoConfig, Waiver
+from trainlint.discover import resolved
 from trainlint.errors import ConfigError
 from trainlint.findings import Finding, Suppression, selected
 from trainlint.job import Location
 from trainlint.packs.layering import Locks, RuleLock, Violation
-from trainlint.policy import PlacedViolation, config_line
+from trainlint.policy import PlacedViolation, config_location
 from trainlint.read import display
-from trainlint.sources.structured import MAX_BYTES
+from trainlint.sources.base import Document, Line, Skipped
 from trainlint.writing import replace_file
 
 BASELINE_VERSION = 1
 _IGNORE = re.compile(r"(?:^|\s)#\s*trainlint:\s*(?P<kind>ignore(?:-file)?)\b(?P<rest>.*)$")
 _CODES = re.compile(r"^\[(?P<codes>[^\]]*)\]\s*(?P<reason>.*)$")
-NO_COMMENTS = frozenset({".json"})
-
-Hit = tuple[Suppression, Location]
-"""A suppression that covers a finding, and where it is written (for a lock violation)."""
 
 _WHO = {
     "inline": "an inline ignore", "file": "an ignore-file comment",
@@ -51,8 +57,17 @@ _WHO = {
 Known = Callable[[str], bool]
 """Whether a selector (id, prefix or slug) names at least one rule of the pack."""
 
+BaselineKey = tuple[str, str, str, str]
 
-@dataclass
+
+class Hit(NamedTuple):
+    """A suppression that covers a finding, and where it is written (for a lock violation)."""
+
+    suppression: Suppression
+    where: Location
+
+
+@dataclass(frozen=True)
 class Problem:
     """A suppression that is malformed, expired or suppresses nothing: TL905's input."""
 
@@ -62,166 +77,205 @@ class Problem:
     location: Location
 
 
-@dataclass
+@dataclass(frozen=True)
 class InlineIgnore:
-    codes: list[str]
+    codes: tuple[str, ...]
     reason: str | None
     location: Location
     lines: frozenset[int]  # empty = the whole file
-    used: bool = False
 
     @property
     def whole_file(self) -> bool:
         return not self.lines
 
+    def covers(self, finding: Finding) -> bool:
+        return (self.whole_file or finding.line in self.lines) and _covers(self.codes, finding)
 
-@dataclass
+
+@dataclass(frozen=True)
 class BaselineEntry:
     rule: str
     file: str
     job: str
     fingerprint: str
     line: int  # of the entry in the baseline file, for reporting it
-    used: bool = False
+
+    @property
+    def key(self) -> BaselineKey:
+        return (self.rule, self.file, self.job, self.fingerprint)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Suppressions:
-    """Everything that can suppress a finding in one run, and what each one matched."""
+    """Everything that can suppress a finding in one run; nothing here changes once collected."""
 
-    inline: dict[str, list[InlineIgnore]] = field(default_factory=dict)
+    inline: Mapping[str, tuple[InlineIgnore, ...]] = field(default_factory=dict)
     config: RepoConfig = field(default_factory=RepoConfig)
-    waivers_used: set[int] = field(default_factory=set)
-    baseline: list[BaselineEntry] = field(default_factory=list)
+    baseline: tuple[BaselineEntry, ...] = ()
     baseline_path: Path | None = None
-    problems: list[Problem] = field(default_factory=list)
+    problems: tuple[Problem, ...] = ()
     today: datetime.date = field(default_factory=datetime.date.today)
     locks: Locks = field(default_factory=Locks)
-    lock_violations: dict[tuple[str, str, int], PlacedViolation] = field(default_factory=dict)
     verified: frozenset[str] | None = None
     """Who the CI platform verified approved the change (``--approved-by``); None: unknown."""
 
-    def apply(self, finding: Finding) -> Finding:
-        """The finding, marked with the first suppression that covers it; every suppression
-        that covers it counts as used, so none of them is reported as unused. A locked rule's
-        finding is suppressed only by a waiver an approver of the locking pack signed; any other
-        suppression of it is a lock violation."""
-        found = [*self._inline(finding), *self._per_file(finding), *self._waivers(finding)]
-        found += self._baseline(finding)
+    def apply(self, findings: Sequence[Finding]) -> list[Finding]:
+        """Each finding, marked with the first suppression that covers it and that its rule's
+        lock allows (``_refusal``); one without is returned as it is."""
+        absorbed = self._absorbed(findings)
+        return [self._marked(f, entry) for f, entry in zip(findings, absorbed, strict=True)]
+
+    def _marked(self, finding: Finding, entry: int | None) -> Finding:
         lock = self.locks.rule(finding.rule)
-        if lock is not None:
-            found = [hit for hit in found if self._allowed(lock, hit, finding)]
-        if not found:
-            return finding
-        return finding.model_copy(update={"suppression": found[0][0]})
+        for suppression, _ in self._hits(finding, entry):
+            if lock is None or self._refusal(lock, suppression, finding) is None:
+                return finding.model_copy(update={"suppression": suppression})
+        return finding
 
-    def _allowed(self, lock: RuleLock, hit: Hit, finding: Finding) -> bool:
-        suppression, where = hit
-        approver = suppression.approved_by
-        verified = self.verified is None or approver in self.verified
-        if suppression.kind == "waiver" and approver in lock.approvers and verified:
-            return True
-        if suppression.kind == "waiver" and approver in lock.approvers:
-            detail = (f"a waiver of {finding.rule} approved by {approver!r}, who has not "
-                      "approved this change (the approvals the CI platform verified)")  # fmt: skip
-        elif suppression.kind == "waiver":
-            approvers = ", ".join(lock.approvers) or "none"
-            detail = (f"a waiver of {finding.rule} approved by {approver!r}, "
-                      f"not one of the pack's approvers ({approvers})")  # fmt: skip
-        else:
-            detail = f"a {suppression.kind} suppression of {finding.rule}"
-        violation = Violation(f"rules.{lock.rule}", lock.pack, detail, _WHO[suppression.kind])
-        key = (violation.lock, where.file, where.line)
-        self.lock_violations.setdefault(key, PlacedViolation(violation, where))
-        return False
-
-    def _inline(self, finding: Finding) -> list[Hit]:
-        hits: list[Hit] = []
-        for ignore in self.inline.get(finding.file, []):
-            if (ignore.whole_file or finding.line in ignore.lines) and _covers(
-                ignore.codes, finding
-            ):
-                ignore.used = True
-                where = f"{ignore.location.file}:{ignore.location.line}"
-                hits.append((Suppression(
-                    kind="file" if ignore.whole_file else "inline", reason=ignore.reason,
-                    source=where,
-                ), ignore.location))  # fmt: skip
-        return hits
-
-    def _per_file(self, finding: Finding) -> list[Hit]:
-        source = _config_name(self.config)
-        return [
-            (
-                Suppression(
-                    kind="per-file-ignores", reason=f"per-file-ignores {glob!r}", source=source
-                ),
-                config_line(self.config, [glob]),
-            )
-            for glob, codes in self.config.per_file_ignores.items()
-            if self.config.matches(glob, finding.file) and _covers(codes, finding)
-        ]
-
-    def _waivers(self, finding: Finding) -> list[Hit]:
-        hits: list[Hit] = []
-        for index, waiver in enumerate(self.config.waivers):
-            if _expired(waiver, self.today):
+    def lock_violations(self, findings: Sequence[Finding]) -> list[PlacedViolation]:
+        """The suppressions of a locked rule's findings that its lock does not allow (TL906),
+        once per lock and place, in the order of the findings."""
+        placed: dict[tuple[str, str, int], PlacedViolation] = {}
+        for finding, entry in zip(findings, self._absorbed(findings), strict=True):
+            lock = self.locks.rule(finding.rule)
+            if lock is None:
                 continue
-            if _covers([waiver.rule], finding) and self.config.matches(waiver.path, finding.file):
-                self.waivers_used.add(index)
-                hits.append((Suppression(
-                    kind="waiver", reason=waiver.reason, approved_by=waiver.approved_by,
-                    expires=waiver.expires.isoformat() if waiver.expires else None,
-                    source=_config_name(self.config),
-                ), config_line(self.config, [waiver.reason])))  # fmt: skip
-        return hits
+            for suppression, where in self._hits(finding, entry):
+                detail = self._refusal(lock, suppression, finding)
+                if detail is None:
+                    continue
+                violation = Violation(f"rules.{lock.rule}", lock.pack, detail,
+                                      _WHO[suppression.kind])  # fmt: skip
+                key = (violation.lock, where.file, where.line)
+                placed.setdefault(key, PlacedViolation(violation, where))
+        return list(placed.values())
 
-    def _baseline(self, finding: Finding) -> list[Hit]:
-        if self.baseline_path is None:
-            return []
-        key = baseline_key(finding, self.baseline_path.parent)
-        for entry in self.baseline:
-            if not entry.used and (entry.rule, entry.file, entry.job, entry.fingerprint) == key:
-                entry.used = True
-                where = f"{display(self.baseline_path)}:{entry.line}"
-                place = Location(file=display(self.baseline_path), line=entry.line, column=1)
-                return [(Suppression(kind="baseline", reason="in the baseline", source=where),
-                         place)]  # fmt: skip
-        return []
+    def _refusal(self, lock: RuleLock, suppression: Suppression, finding: Finding) -> str | None:
+        """Why ``suppression`` may not suppress a finding of the locked rule; None when it
+        may: only a waiver signed by an approver of the locking pack may, and where the CI
+        platform verified who approved the change, only when that approver is among them."""
+        approver, rule = suppression.approved_by, finding.rule
+        if suppression.kind != "waiver":
+            return f"a {suppression.kind} suppression of {rule}"
+        if approver not in lock.approvers:
+            approvers = ", ".join(lock.approvers) or "none"
+            return (f"a waiver of {rule} approved by {approver!r}, "
+                    f"not one of the pack's approvers ({approvers})")  # fmt: skip
+        if self.verified is not None and approver not in self.verified:
+            return (f"a waiver of {rule} approved by {approver!r}, who has not approved this "
+                    "change (the approvals the CI platform verified)")  # fmt: skip
+        return None
 
-    def unused(self, ran: Known) -> list[Problem]:
-        """Malformed and expired suppressions, and those that matched no finding of a rule
-        that ran (an ignore of a rule left out by ``--select`` is not called unused)."""
+    def unused(self, findings: Sequence[Finding], ran: Known) -> list[Problem]:
+        """Malformed and expired suppressions, and those that cover none of ``findings`` of a
+        rule that ran (an ignore of a rule left out by ``--select`` is not called unused).
+        A suppression that covers a finding is used even when another one marks it."""
+        by_file: dict[str, list[Finding]] = {}
+        for finding in findings:
+            by_file.setdefault(finding.file, []).append(finding)
         problems = list(self.problems)
-        for ignores in self.inline.values():
+        for file, ignores in self.inline.items():
             problems += [
                 Problem("inline", "unused", _unused_inline(ignore), ignore.location)
                 for ignore in ignores
-                if not ignore.used and all(ran(code) for code in ignore.codes)
+                if all(ran(code) for code in ignore.codes)
+                and not any(ignore.covers(f) for f in by_file.get(file, []))
             ]
         for index, waiver in enumerate(self.config.waivers):
-            where = config_line(self.config, [waiver.reason])
-            if _expired(waiver, self.today):
-                assert waiver.expires is not None
-                detail = f"waiver for {waiver.rule} on {waiver.path!r} expired on "
-                problems.append(Problem("waiver", "expired", detail + waiver.expires.isoformat(),
-                                        where))  # fmt: skip
-            elif index not in self.waivers_used and ran(waiver.rule):
-                detail = f"waiver for {waiver.rule} on {waiver.path!r} matches no finding"
-                problems.append(Problem("waiver", "unused", detail, where))
+            problems += self._waiver_problems(index, waiver, findings, ran)
+        absorbed = set(self._absorbed(findings))
         baseline = display(self.baseline_path) if self.baseline_path else "<baseline>"
         problems += [
             Problem("baseline", "unused",
                     f"baseline entry for {entry.rule} in {entry.file} matches no finding "
                     "(fixed? rewrite the baseline with --write-baseline)",
                     Location(file=baseline, line=entry.line, column=1))
-            for entry in self.baseline if not entry.used and ran(entry.rule)
+            for index, entry in enumerate(self.baseline)
+            if index not in absorbed and ran(entry.rule)
         ]  # fmt: skip
         return problems
+
+    def _waiver_problems(
+        self, index: int, waiver: Waiver, findings: Sequence[Finding], ran: Known
+    ) -> list[Problem]:
+        where = waiver_location(self.config, index)
+        if _expired(waiver, self.today):
+            assert waiver.expires is not None
+            detail = f"waiver for {waiver.rule} on {waiver.path!r} expired on "
+            return [Problem("waiver", "expired", detail + waiver.expires.isoformat(), where)]
+        if ran(waiver.rule) and not any(self._waives(waiver, f) for f in findings):
+            detail = f"waiver for {waiver.rule} on {waiver.path!r} matches no finding"
+            return [Problem("waiver", "unused", detail, where)]
+        return []
+
+    def _hits(self, finding: Finding, entry: int | None) -> list[Hit]:
+        """Every suppression that covers ``finding``, in order: inline, per-file-ignores,
+        waivers, then the baseline entry it absorbs (``entry``)."""
+        return [*self._inline(finding), *self._per_file(finding), *self._waivers(finding),
+                *self._baseline(entry)]  # fmt: skip
+
+    def _inline(self, finding: Finding) -> list[Hit]:
+        return [
+            Hit(Suppression(kind="file" if ignore.whole_file else "inline", reason=ignore.reason,
+                            source=f"{ignore.location.file}:{ignore.location.line}"),
+                ignore.location)
+            for ignore in self.inline.get(finding.file, ())
+            if ignore.covers(finding)
+        ]  # fmt: skip
+
+    def _per_file(self, finding: Finding) -> list[Hit]:
+        source = _config_name(self.config)
+        return [
+            Hit(Suppression(kind="per-file-ignores", reason=f"per-file-ignores {glob!r}",
+                            source=source),
+                config_location(self.config, ("per-file-ignores", glob)))
+            for glob, codes in self.config.per_file_ignores.items()
+            if self.config.matches(glob, finding.file) and _covers(codes, finding)
+        ]  # fmt: skip
+
+    def _waivers(self, finding: Finding) -> list[Hit]:
+        return [
+            Hit(Suppression(kind="waiver", reason=waiver.reason, approved_by=waiver.approved_by,
+                            expires=waiver.expires.isoformat() if waiver.expires else None,
+                            source=_config_name(self.config)),
+                waiver_location(self.config, index))
+            for index, waiver in enumerate(self.config.waivers)
+            if self._waives(waiver, finding)
+        ]  # fmt: skip
+
+    def _waives(self, waiver: Waiver, finding: Finding) -> bool:
+        return (not _expired(waiver, self.today) and _covers([waiver.rule], finding)
+                and self.config.matches(waiver.path, finding.file))  # fmt: skip
+
+    def _baseline(self, entry: int | None) -> list[Hit]:
+        if entry is None or self.baseline_path is None:
+            return []
+        shown, line = display(self.baseline_path), self.baseline[entry].line
+        where = Location(file=shown, line=line, column=1)
+        return [Hit(Suppression(kind="baseline", reason="in the baseline",
+                                source=f"{shown}:{line}"), where)]  # fmt: skip
+
+    def _absorbed(self, findings: Sequence[Finding]) -> list[int | None]:
+        """The baseline entry (its index) each finding uses up, in the findings' order: the
+        first entry with its key that no earlier finding took. Only a finding whose rule and
+        fingerprint are in the baseline has its paths resolved into a key."""
+        if self.baseline_path is None or not self.baseline:
+            return [None] * len(findings)
+        free: dict[BaselineKey, deque[int]] = {}
+        for index, entry in enumerate(self.baseline):
+            free.setdefault(entry.key, deque()).append(index)
+        listed = {(entry.rule, entry.fingerprint) for entry in self.baseline}
+        folder = self.baseline_path.parent
+        return [
+            _take(free.get(baseline_key(finding, folder)))
+            if (finding.rule, finding.fingerprint) in listed else None
+            for finding in findings
+        ]  # fmt: skip
 
 
 def collect(
     files: Iterable[str],
+    documents: Mapping[Path, Document | Skipped],
     config: RepoConfig,
     known: Known,
     baseline_path: Path | None = None,
@@ -230,36 +284,43 @@ def collect(
     *,
     verified: Iterable[str] | None = None,
 ) -> Suppressions:
-    """Read every suppression that applies to a run over ``files`` (paths as reported);
+    """Every suppression that applies to a run over ``files`` (paths as reported), their
+    inline ignores read from ``documents`` (what the run read, by resolved path);
     ``verified``: who approved the change, as the CI platform verified it (None: unknown)."""
-    result = Suppressions(config=config, today=today or datetime.date.today(),
-                          locks=locks or Locks(),
-                          verified=None if verified is None else frozenset(verified))  # fmt: skip
+    inline: dict[str, tuple[InlineIgnore, ...]] = {}
+    problems: list[Problem] = []
     for file in sorted(set(files)):
-        ignores, problems = inline_ignores(file, known)
+        ignores, malformed = inline_ignores(file, _trainlint_lines(file, documents), known)
         if ignores:
-            result.inline[file] = ignores
-        result.problems += problems
-    for waiver in config.waivers:
+            inline[file] = tuple(ignores)
+        problems += malformed
+    for index, waiver in enumerate(config.waivers):
         if not known(waiver.rule):
-            where = config_line(config, [waiver.reason])
-            result.problems.append(
-                Problem("waiver", "malformed", f"waiver names unknown rule {waiver.rule!r}", where)
-            )
-    if baseline_path is not None:
-        result.baseline_path = baseline_path
-        result.baseline = read_baseline(baseline_path)
-    return result
+            detail = f"waiver names unknown rule {waiver.rule!r}"
+            problems.append(Problem("waiver", "malformed", detail, waiver_location(config, index)))
+    return Suppressions(
+        inline=inline, config=config, problems=tuple(problems),
+        baseline=tuple(read_baseline(baseline_path)) if baseline_path is not None else (),
+        baseline_path=baseline_path, today=today or datetime.date.today(),
+        locks=locks or Locks(), verified=None if verified is None else frozenset(verified),
+    )  # fmt: skip
 
 
-def inline_ignores(file: str, known: Known) -> tuple[list[InlineIgnore], list[Problem]]:
-    """The ``# trainlint: ignore[...]`` comments of one file and the malformed ones."""
-    text = _text(Path(file))
-    if text is None or "trainlint:" not in text:  # most files have none: skip the line scan
-        return [], []
+def _trainlint_lines(file: str, documents: Mapping[Path, Document | Skipped]) -> tuple[Line, ...]:
+    """The lines of ``file`` that mention ``trainlint:``, as the run read it; none for a file
+    the run never read as input (its text was never checked, so it holds no inline ignore)."""
+    document = documents.get(resolved(Path(file)))
+    return document.trainlint_lines if document is not None else ()
+
+
+def inline_ignores(
+    file: str, lines: Iterable[Line], known: Known
+) -> tuple[list[InlineIgnore], list[Problem]]:
+    """The ``# trainlint: ignore[...]`` comments among ``lines`` (numbered lines of ``file``)
+    and the malformed ones."""
     ignores: list[InlineIgnore] = []
     problems: list[Problem] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in lines:
         match = _IGNORE.search(line)
         if match is None:
             continue
@@ -280,8 +341,8 @@ def inline_ignores(file: str, known: Known) -> tuple[list[InlineIgnore], list[Pr
             continue
         reason = parsed.group("reason").strip() or None
         own_line = not line[: match.start()].strip()
-        lines = _lines(match.group("kind"), number, own_line)
-        ignores.append(InlineIgnore(codes, reason, where, lines))
+        covered = _lines(match.group("kind"), number, own_line)
+        ignores.append(InlineIgnore(tuple(codes), reason, where, covered))
     return ignores, problems
 
 
@@ -293,7 +354,12 @@ def _lines(kind: str, number: int, own_line: bool) -> frozenset[int]:
     return frozenset({number, number + 1}) if own_line else frozenset({number})
 
 
-def baseline_key(finding: Finding, folder: Path) -> tuple[str, str, str, str]:
+def waiver_location(config: RepoConfig, index: int) -> Location:
+    """Where the config writes its ``index``-th waiver: at its reason."""
+    return config_location(config, ("waivers", index, "reason"), value=True)
+
+
+def baseline_key(finding: Finding, folder: Path) -> BaselineKey:
     """What a baseline entry matches: rule, file and job relative to the baseline's folder,
     and the fingerprint (rule, pointer and message shape: not the line)."""
     return (
@@ -376,20 +442,12 @@ def _config_name(config: RepoConfig) -> str | None:
     return display(config.source) if config.source else None
 
 
+def _take(free: deque[int] | None) -> int | None:
+    return free.popleft() if free else None
+
+
 def _relative(path: str, folder: Path) -> str:
     try:
         return Path(path).resolve().relative_to(folder.resolve()).as_posix()
     except ValueError:
         return Path(path).as_posix()
-
-
-def _text(path: Path) -> str | None:
-    """A file's text for comment scanning; None for JSON, unreadable or oversized files."""
-    if path.suffix.lower() in NO_COMMENTS:
-        return None
-    try:
-        if not path.is_file() or path.stat().st_size > MAX_BYTES:
-            return None
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None

@@ -6,8 +6,9 @@ pointer into the job model. Sources never judge; they only say what a file sets 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
+from pathlib import PurePosixPath
 from typing import Any, Literal, Protocol
 
 from trainlint.job import Location, ParseError, UnknownKey
@@ -82,6 +83,10 @@ class Workload:
     evidence: str
 
 
+Line = tuple[int, str]
+"""A line of a file's text and its 1-based number."""
+
+
 @dataclass(frozen=True)
 class Skipped:
     """A candidate file that is no part of any job, and why.
@@ -93,6 +98,8 @@ class Skipped:
     reason: str
     workload: Workload | None = None
     error: ParseError | None = None
+    trainlint_lines: tuple[Line, ...] = ()
+    """The lines that mention ``trainlint:`` (``keep_trainlint_lines``)."""
 
 
 @dataclass
@@ -115,6 +122,23 @@ class Document:
     workload: Workload | None = None
     """A GPU workload in the file that the format could not read (a launch built in a
     variable): reported as not understood (TL907) when the file roots no job."""
+    trainlint_lines: tuple[Line, ...] = ()
+    """The lines that mention ``trainlint:``, where an inline ignore can be written
+    (``keep_trainlint_lines``)."""
+
+
+TRAINLINT_MARK = "trainlint:"
+
+
+def keep_trainlint_lines(read: Document | Skipped, text: str) -> Document | Skipped:
+    """``read`` (a file's Document or Skipped) with the lines of its ``text`` that mention
+    ``trainlint:``, where an inline ignore can be written. Kept when the file is read, so the
+    suppressions never open it again, and a worker process sends back these lines rather than
+    the text. JSON has no comments: none."""
+    if TRAINLINT_MARK not in text or PurePosixPath(read.path).suffix.lower() == ".json":
+        return read
+    numbered = enumerate(text.splitlines(), start=1)
+    return replace(read, trainlint_lines=tuple(n for n in numbered if TRAINLINT_MARK in n[1]))
 
 
 @dataclass
