@@ -40,8 +40,7 @@ from trainlint.job import (
     UnknownKey,
     UnresolvedReference,
 )
-from trainlint.sources import FORCED, _purpose, broken, override_facts, read_document
-from trainlint.sources._workloads import looks_like_training
+from trainlint.sources import FORCED, broken, override_facts, read_document
 from trainlint.sources.base import (
     PRECEDENCE,
     RUN_SETTINGS,
@@ -51,7 +50,9 @@ from trainlint.sources.base import (
     Reference,
     Skipped,
 )
-from trainlint.sources.redact import redact_fact
+from trainlint.sources.base import purpose as _purpose
+from trainlint.sources.base.redact import redact_fact
+from trainlint.sources.base.workloads import looks_like_training
 from trainlint.sources.structured import MAX_BYTES
 
 

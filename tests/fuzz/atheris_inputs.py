@@ -31,7 +31,7 @@ with atheris.instrument_imports():
     from trainlint.packs import load_builtin_pack, pack_from_files
     from trainlint.packs.layering import layer
     from trainlint.sources.shell import parse_script
-    from trainlint.sources.shell_words import Budget
+    from trainlint.sources.shell.words import Budget
 
 CONFIG_NAMES = [".trainlint.yaml", ".trainlint.toml", "pyproject.toml"]
 FOLDER = Path(tempfile.mkdtemp(prefix="trainlint-atheris-inputs-"))

@@ -18,7 +18,7 @@ from trainlint.errors import SourceError
 from trainlint.sources import read_document
 from trainlint.sources.base import Document, Input, Skipped
 from trainlint.sources.shell import Script, parse_inline, parse_script
-from trainlint.sources.shell_words import Budget
+from trainlint.sources.shell.words import Budget
 
 NAMES = ["A", "B", "C", "D"]
 

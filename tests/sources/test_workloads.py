@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from trainlint.sources import read_document
-from trainlint.sources._purpose import purpose, trainish
 from trainlint.sources.base import Document, Input, Skipped
+from trainlint.sources.base.purpose import purpose, trainish
 
 
 def outcome(name: str, text: str) -> Document | Skipped:

@@ -13,7 +13,6 @@ from typing import cast
 
 from trainlint.errors import SourceError
 from trainlint.job import ParseError
-from trainlint.sources import _workloads, annotation
 from trainlint.sources.base import (
     RUN_SETTINGS,
     Document,
@@ -22,14 +21,11 @@ from trainlint.sources.base import (
     Override,
     Skipped,
     Source,
+    annotation,
+    workloads,
 )
-from trainlint.sources.redact import redact_fact
-from trainlint.sources.table import facts_for
-
-_HELPERS = {
-    "annotation", "typos", "base", "structured", "table", "normalize", "redact",
-    "shell", "shell_words", "shell_walk", "shell_arith", "slurm", "launchers", "launcher_options",
-}  # fmt: skip
+from trainlint.sources.base.redact import redact_fact
+from trainlint.sources.base.table import facts_for
 
 
 @cache
@@ -37,7 +33,7 @@ def all_sources() -> tuple[Source, ...]:
     """The format modules of this package, in name order (deterministic tie-breaking)."""
     found = []
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name in _HELPERS or info.name.startswith("_"):
+        if info.ispkg:
             continue
         module = importlib.import_module(f"{__name__}.{info.name}")
         if hasattr(module, "recognise") and hasattr(module, "parse"):
@@ -55,22 +51,22 @@ def read_document(file: Input, forced: str | None = None) -> Document | Skipped:
     error kept for a job that references it. A file that looks like a GPU workload of another
     tool is skipped with the ``Workload`` TL907 reports.
     """
-    own = _workloads.own_output(file)
+    own = workloads.own_output(file)
     if own is not None:
         return Skipped(file.path, own)
     if forced is not None:
         return _read_forced(file, forced)
     try:
         invalid = _syntax_error(file)
-        template = _workloads.template_kind(file, parses=invalid is None)
+        template = workloads.template_kind(file, parses=invalid is None)
         if template is not None:
-            return replace(_workloads.skipped_template(file, template), error=invalid)
+            return replace(workloads.skipped_template(file, template), error=invalid)
         scored = [(source.recognise(file), index) for index, source in enumerate(all_sources())]
     except SourceError as exc:
         return _unreadable(file, exc)
     confidence, best = max(scored, default=(0.0, -1))
     if confidence <= 0:
-        return _workloads.classify(file)
+        return workloads.classify(file)
     try:
         return finish(all_sources()[best].parse(file), file)
     except SourceError as exc:
@@ -115,7 +111,7 @@ def _unreadable(file: Input, exc: SourceError) -> Document | Skipped:
     shell reader only raises for a file that looks like training code), else skipped with its
     error kept for a job that references it."""
     error = ParseError(file=file.path, line=exc.line, column=exc.column, message=exc.message)
-    if file.suffix == "py" or _workloads.looks_like_training(file):
+    if file.suffix == "py" or workloads.looks_like_training(file):
         return broken(file.path, exc.message, exc.line, exc.column)
     reason = f"not a training config, and not valid in its syntax ({exc.message}, line {exc.line})"
     return Skipped(file.path, reason, error=error)
@@ -147,7 +143,7 @@ def finish(doc: Document, file: Input) -> Document:
     doc.facts = [redact_fact(fact) for fact in [*doc.facts, *facts]]
     doc.errors += errors
     if doc.workload is None and RUN_SETTINGS.isdisjoint(fact.pointer for fact in doc.facts):
-        doc.workload = _workloads.training_config(file) or _workloads.gpu_request(
+        doc.workload = workloads.training_config(file) or workloads.gpu_request(
             file, f"{doc.format} file requesting GPUs for a workload trainlint cannot read"
         )  # read, yet not understood: reported when the file joins no job
     return doc

@@ -16,12 +16,11 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from trainlint.sources import _flat
-from trainlint.sources import normalize as n
-from trainlint.sources._flat import words
 from trainlint.sources.base import Document, Input, Role
-from trainlint.sources.structured import Path
-from trainlint.sources.table import Rule, describe
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.table import Rule, describe
+from trainlint.sources.structured import Path, flat
+from trainlint.sources.structured.flat import words
 
 name = "accelerate"
 role: Role = "config"
@@ -148,9 +147,9 @@ def recognise(file: Input) -> float:
 
 
 def parse(file: Input) -> Document:
-    doc = _flat.document(file, name, role, recognise(file), TABLE, KNOWN)
-    tree = _flat.plain(file.trees[0])
-    doc.references = _flat.references(tree, REFERENCES, file.path)
+    doc = flat.document(file, name, role, recognise(file), TABLE, KNOWN)
+    tree = flat.plain(file.trees[0])
+    doc.references = flat.references(tree, REFERENCES, file.path)
     return doc
 
 

@@ -14,13 +14,13 @@ from collections.abc import Collection
 from typing import Any
 
 from trainlint.estimate.catalog import resolve_gpu
-from trainlint.sources import _flat, hf_trainer
-from trainlint.sources import normalize as n
-from trainlint.sources._axolotl_keys import CLOUD, KEYS
+from trainlint.sources import hf_trainer
 from trainlint.sources.accelerate_config import sharding_stage
 from trainlint.sources.base import Document, Fact, Input, Role
-from trainlint.sources.structured import Path, Tree
-from trainlint.sources.table import Rule, Table, describe
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.table import Rule, Table, describe
+from trainlint.sources.keys.axolotl import CLOUD, KEYS
+from trainlint.sources.structured import Path, Tree, flat
 
 name = "axolotl"
 role: Role = "config"
@@ -184,7 +184,7 @@ def recognise(file: Input) -> float:
     if not file.is_structured or file.suffix == "json":
         return 0.0
     data = file.mapping
-    marks = _flat.keys_of(data, _MARKS)
+    marks = flat.keys_of(data, _MARKS)
     if "base_model" in data and marks:
         return 0.95
     if marks >= 3:
@@ -196,16 +196,16 @@ def recognise(file: Input) -> float:
 
 def _is_cloud(data: dict[str, Any]) -> bool:
     context = ("provider", "project_name", "secrets", "volumes", "timeout", "node_count")
-    return "gpu" in data and "gpu_count" in data and _flat.keys_of(data, context) > 0
+    return "gpu" in data and "gpu_count" in data and flat.keys_of(data, context) > 0
 
 
 def parse(file: Input) -> Document:
     if _is_cloud(file.mapping) and "base_model" not in file.mapping:
-        return _flat.document(file, name, role, recognise(file), CLOUD_TABLE, {(): CLOUD_KEYS})
+        return flat.document(file, name, role, recognise(file), CLOUD_TABLE, {(): CLOUD_KEYS})
     known: dict[Path, Collection[str]] = {(): KNOWN_KEYS | CLOUD_KEYS}
-    doc = _flat.document(file, name, role, recognise(file), TABLE, known)
-    tree = _flat.plain(file.trees[0])
-    doc.references = _flat.references(tree, REFERENCES, file.path)
+    doc = flat.document(file, name, role, recognise(file), TABLE, known)
+    tree = flat.plain(file.trees[0])
+    doc.references = flat.references(tree, REFERENCES, file.path)
     doc.facts += _reporters(tree, file.path)
     return doc
 
@@ -225,7 +225,7 @@ def _reporters(tree: Tree, file: str) -> list[Fact]:
     if not found:
         return []
     first = min(found, key=lambda key: tree.span((key,)))
-    return [Fact("/logging/reporters", list(found.values()), _flat.location(tree, (first,), file))]
+    return [Fact("/logging/reporters", list(found.values()), flat.location(tree, (first,), file))]
 
 
 def keys() -> dict[str, list[str]]:

@@ -9,12 +9,11 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from trainlint.sources import _flat
-from trainlint.sources import normalize as n
-from trainlint.sources._deepspeed_keys import TOP_LEVEL, ZERO
 from trainlint.sources.base import Document, Input, Role
-from trainlint.sources.structured import Path
-from trainlint.sources.table import Rule, describe
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.table import Rule, describe
+from trainlint.sources.keys.deepspeed import TOP_LEVEL, ZERO
+from trainlint.sources.structured import Path, flat
 
 name = "deepspeed"
 role: Role = "deepspeed"
@@ -117,6 +116,6 @@ def parse(file: Input) -> Document:
     ``zero_optimization`` (DeepSpeed ignores unknown keys, so ``zero_optimisation`` silently
     trains without ZeRO)."""
     if _is_bert_schedule(file.mapping) and not set(file.mapping) & _DISTINCTIVE:
-        return _flat.document(file, name, "config", recognise(file), BERT_TABLE, {})
+        return flat.document(file, name, "config", recognise(file), BERT_TABLE, {})
     known: dict[Path, Collection[str]] = {(): KNOWN_KEYS, ("zero_optimization",): ZERO_KEYS}
-    return _flat.document(file, name, role, recognise(file), TABLE, known)
+    return flat.document(file, name, role, recognise(file), TABLE, known)

@@ -11,11 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from trainlint.job import Location, UnknownKey
-from trainlint.sources import normalize as n
-from trainlint.sources import typos
-from trainlint.sources.base import Document, Fact, Input, Role
+from trainlint.sources.base import Document, Fact, Input, Role, typos
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.table import Rule, describe, facts_from_table
 from trainlint.sources.structured import Path, Tree
-from trainlint.sources.table import Rule, describe, facts_from_table
 
 name = "gpt-neox"
 role: Role = "config"

@@ -9,12 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from trainlint.job import Location
-from trainlint.sources import _flat
-from trainlint.sources import normalize as n
-from trainlint.sources._hf_keys import KNOWN_KEYS as KNOWN_KEYS
 from trainlint.sources.base import Document, Fact, Input, Reference, Role
-from trainlint.sources.structured import Path, Tree
-from trainlint.sources.table import Rule, describe, facts_for
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.table import Rule, describe, facts_for
+from trainlint.sources.keys.hf_trainer import KNOWN_KEYS as KNOWN_KEYS
+from trainlint.sources.structured import Path, Tree, flat
 
 name = "hf-trainer"
 role: Role = "config"
@@ -140,10 +139,10 @@ def table() -> dict[Path, list[Rule]]:
 
 
 def parse(file: Input) -> Document:
-    doc = _flat.document(file, name, role, recognise(file), table(), {(): KNOWN_KEYS})
-    tree = _flat.plain(file.trees[0])
+    doc = flat.document(file, name, role, recognise(file), table(), {(): KNOWN_KEYS})
+    tree = flat.plain(file.trees[0])
     refs: dict[Path, Role] = {(key,): ref_role for key, ref_role in REFERENCE_KEYS.items()}
-    doc.references = _flat.references(tree, refs, file.path)
+    doc.references = flat.references(tree, refs, file.path)
     doc.facts += fp32_facts(tree, file.path)
     return doc
 
@@ -156,7 +155,7 @@ def fp32_facts(tree: Tree, file: str) -> list[Fact]:
     flags = [n.to_bool(data.get(key)) for key in ("bf16", "fp16")]
     if flags != [False, False] or n.to_bool(data.get("tf32")) is True:
         return []
-    where = max((_flat.location(tree, (key,), file) for key in ("bf16", "fp16")),
+    where = max((flat.location(tree, (key,), file) for key in ("bf16", "fp16")),
                 key=lambda at: (at.line, at.column))  # fmt: skip
     return [Fact("/training/precision", "fp32", where)]
 

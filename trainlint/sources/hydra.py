@@ -17,7 +17,10 @@ from typing import Any
 
 from trainlint.job import Location
 from trainlint.sources import lightning
-from trainlint.sources._hydra_defaults import (
+from trainlint.sources.base import Document, Input, Reference, Role
+from trainlint.sources.base.typos import near_misses
+from trainlint.sources.structured import Path, Tree
+from trainlint.sources.structured.hydra_defaults import (
     Composer,
     Composition,
     Entry,
@@ -26,11 +29,8 @@ from trainlint.sources._hydra_defaults import (
     entries,
     header_package,
 )
-from trainlint.sources._located import Locate
-from trainlint.sources._omegaconf import Layer, resolve
-from trainlint.sources.base import Document, Input, Reference, Role
-from trainlint.sources.structured import Path, Tree
-from trainlint.sources.typos import near_misses
+from trainlint.sources.structured.located import Locate
+from trainlint.sources.structured.omegaconf import Layer, resolve
 
 name = "hydra"
 role: Role = "config"

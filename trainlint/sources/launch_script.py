@@ -18,11 +18,20 @@ from functools import partial
 
 from trainlint.errors import SourceError
 from trainlint.job import Location
-from trainlint.sources import _megatron_flags, _purpose, hf_trainer, launchers, shell, slurm
-from trainlint.sources.base import Document, Fact, Input, Override, Reference, Role, Workload
-from trainlint.sources.launchers import Launch, location
-from trainlint.sources.redact import redact_text, redact_value
-from trainlint.sources.shell import Assignment, Script, Word
+from trainlint.sources import hf_trainer, megatron, shell
+from trainlint.sources.base import (
+    Document,
+    Fact,
+    Input,
+    Override,
+    Reference,
+    Role,
+    Workload,
+    purpose,
+)
+from trainlint.sources.base.redact import redact_text, redact_value
+from trainlint.sources.shell import Assignment, Script, Word, launchers, slurm
+from trainlint.sources.shell.launchers import Launch, location
 from trainlint.sources.structured import MAX_BYTES, check_size
 
 name = "launch-script"
@@ -71,7 +80,7 @@ def parse(file: Input) -> Document:
     elif launch is None or (launch.rank < 3 and not _LAUNCHER_TEXT.search(file.text)):
         doc.purpose = _named_purpose(file.text)
         launch = None if doc.purpose else launch
-    if launch is None and doc.purpose is None and (name_says := _purpose.file_purpose(file.path)):
+    if launch is None and doc.purpose is None and (name_says := purpose.file_purpose(file.path)):
         doc.purpose = f"named for {name_says}, not training"
     if launch is None and doc.purpose is None:
         doc.workload = _unread_launch(file)
@@ -366,7 +375,7 @@ def program_facts(words: Sequence[Word], file: str) -> tuple[list[Fact], list[Re
     for flag, value, word in _arguments(words):
         where = location(file, word)
         if flag is not None:
-            facts += hf_trainer.cli_facts(flag, value, where) or _megatron_flags.cli_facts(
+            facts += hf_trainer.cli_facts(flag, value, where) or megatron.cli_facts(
                 flag, value, where
             )
             references += _flag_reference(flag, value, where)

@@ -12,8 +12,12 @@ import re
 from typing import Any
 
 from trainlint.job import Location
-from trainlint.sources import normalize as n
-from trainlint.sources._located import (
+from trainlint.sources.base import Document, Fact, Input, Role
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.table import Converter, Rule, describe, lookup
+from trainlint.sources.base.typos import near_misses
+from trainlint.sources.structured import Path
+from trainlint.sources.structured.located import (
     Locate,
     class_name,
     fact,
@@ -22,10 +26,6 @@ from trainlint.sources._located import (
     table_facts,
     tree_locator,
 )
-from trainlint.sources.base import Document, Fact, Input, Role
-from trainlint.sources.structured import Path
-from trainlint.sources.table import Converter, Rule, describe, lookup
-from trainlint.sources.typos import near_misses
 
 name = "lightning"
 role: Role = "config"

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainlint.sources import normalize as n
-from trainlint.sources._located import Locate, fact, mapping_at, table_facts, tree_locator
 from trainlint.sources.base import Document, Fact, Input, Role
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.table import Converter, Rule, describe
+from trainlint.sources.base.typos import near_misses
 from trainlint.sources.structured import Path
-from trainlint.sources.table import Converter, Rule, describe
-from trainlint.sources.typos import near_misses
+from trainlint.sources.structured.located import Locate, fact, mapping_at, table_facts, tree_locator
 
 name = "litgpt"
 role: Role = "config"

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainlint.sources import _flat, hf_trainer
-from trainlint.sources import normalize as n
-from trainlint.sources._llama_factory_keys import KEYS, MEGATRON
+from trainlint.sources import hf_trainer
 from trainlint.sources.base import Document, Input, Role
-from trainlint.sources.structured import Path
-from trainlint.sources.table import Rule, describe
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.table import Rule, describe
+from trainlint.sources.keys.llama_factory import KEYS, MEGATRON
+from trainlint.sources.structured import Path, flat
 
 name = "llama-factory"
 role: Role = "config"
@@ -99,10 +99,10 @@ def recognise(file: Input) -> float:
     if not file.is_structured or file.suffix == "json":
         return 0.0
     data = file.mapping
-    marks = _flat.keys_of(data, _MARKS)
+    marks = flat.keys_of(data, _MARKS)
     if marks >= 2 or (marks and "model_name_or_path" in data):
         return 0.95
-    if "model" in data and _flat.keys_of(data, _V1_MARKS) >= 2:
+    if "model" in data and flat.keys_of(data, _V1_MARKS) >= 2:
         return 0.95
     return 0.7 if _is_dataset_file(data) else 0.0
 
@@ -118,8 +118,8 @@ def _is_dataset_file(data: dict[str, Any]) -> bool:
 def parse(file: Input) -> Document:
     if _is_dataset_file(file.mapping):
         return Document(file.path, name, recognise(file), role)
-    doc = _flat.document(file, name, role, recognise(file), TABLE, {(): KNOWN_KEYS})
-    tree = _flat.plain(file.trees[0])
+    doc = flat.document(file, name, role, recognise(file), TABLE, {(): KNOWN_KEYS})
+    tree = flat.plain(file.trees[0])
     dist_config = tree.data.get("dist_config") if isinstance(tree.data, dict) else None
     dist = _dist(dist_config.get("name")) if isinstance(dist_config, dict) else None
     wanted = dict(REFERENCES)
@@ -127,7 +127,7 @@ def parse(file: Input) -> Document:
         wanted[("dist_config", "config_file")] = "config"
     doc.references = [
         ref
-        for ref in _flat.references(tree, wanted, file.path)
+        for ref in flat.references(tree, wanted, file.path)
         if ref.role == "deepspeed" or ref.path.lower().endswith(_DATA_SUFFIXES)  # not a Hub id
     ]
     return doc

@@ -10,11 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from trainlint.job import Location, UnknownKey
-from trainlint.sources import _interpolation, typos
-from trainlint.sources import normalize as n
-from trainlint.sources.base import Document, Fact, Input, Role
-from trainlint.sources.structured import Path, Tree
-from trainlint.sources.table import Rule, describe, facts_from_table
+from trainlint.sources.base import Document, Fact, Input, Role, typos
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.table import Rule, describe, facts_from_table
+from trainlint.sources.structured import Path, Tree, interpolation
 
 name = "nemo"
 role: Role = "config"
@@ -163,7 +162,7 @@ def recognise(file: Input) -> float:
 
 def parse(file: Input) -> Document:
     written = file.trees[0] if file.trees else Tree({})
-    tree = _interpolation.resolved(written)
+    tree = interpolation.resolved(written)
     doc = Document(file.path, name, recognise(file), role)
     doc.facts = _megatron_accumulation(facts_from_table(tree, TABLE, file.path), tree)
     doc.facts += _reporters(tree, file.path)

@@ -12,11 +12,10 @@ import re
 from typing import Any
 
 from trainlint.job import Location
-from trainlint.sources import _interpolation, typos
-from trainlint.sources import normalize as n
-from trainlint.sources.base import Document, Fact, Input, Role
-from trainlint.sources.structured import Path, Tree
-from trainlint.sources.table import Rule, describe, facts_from_table
+from trainlint.sources.base import Document, Fact, Input, Role, typos
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.table import Rule, describe, facts_from_table
+from trainlint.sources.structured import Path, Tree, interpolation
 
 name = "olmo"
 role: Role = "config"
@@ -163,7 +162,7 @@ def recognise(file: Input) -> float:
 
 def parse(file: Input) -> Document:
     written = file.trees[0] if file.trees else Tree({})
-    tree = _interpolation.resolved(written)
+    tree = interpolation.resolved(written)
     doc = Document(file.path, name, recognise(file), role)
     extra = [*_checkpoint_interval(tree, file.path), *_ffn_hidden(tree, file.path)]
     doc.facts = facts_from_table(tree, TABLE, file.path) + extra + _wandb(tree, file.path)

@@ -20,15 +20,15 @@ from typing import Any
 
 from trainlint.errors import SourceError
 from trainlint.job import Location, UnknownKey
-from trainlint.sources import _py_tables as t
-from trainlint.sources import deepspeed, typos
-from trainlint.sources import normalize as n
-from trainlint.sources._py_calls import Context, Found, read_calls
-from trainlint.sources._py_literal import UNKNOWN, Positions, dict_tree, literal
-from trainlint.sources._py_walk import scan
-from trainlint.sources.base import Document, Fact, Input, Reference, Role
+from trainlint.sources import deepspeed
+from trainlint.sources.base import Document, Fact, Input, Reference, Role, typos
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.table import Rule, describe, facts_for, facts_from_table
+from trainlint.sources.python import tables as t
+from trainlint.sources.python.calls import Context, Found, read_calls
+from trainlint.sources.python.literal import UNKNOWN, Positions, dict_tree, literal
+from trainlint.sources.python.walk import scan
 from trainlint.sources.structured import MAX_BYTES, MAX_NODES, check_size
-from trainlint.sources.table import Rule, describe, facts_for, facts_from_table
 
 name = "python"
 role: Role = "config"

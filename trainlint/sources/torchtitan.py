@@ -14,12 +14,11 @@ from typing import Any
 
 from trainlint.discover import OTHER_TOOLS_TOML
 from trainlint.job import Location, UnknownKey
-from trainlint.sources import normalize as n
-from trainlint.sources import typos
-from trainlint.sources._toml import load_toml
-from trainlint.sources.base import Document, Fact, Input, Role
+from trainlint.sources.base import Document, Fact, Input, Role, typos
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.table import Rule, describe, facts_from_table
 from trainlint.sources.structured import Path, Tree
-from trainlint.sources.table import Rule, describe, facts_from_table
+from trainlint.sources.structured.toml import load_toml
 
 name = "torchtitan"
 role: Role = "config"

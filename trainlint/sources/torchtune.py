@@ -11,8 +11,12 @@ import itertools
 import re
 from typing import Any
 
-from trainlint.sources import normalize as n
-from trainlint.sources._located import (
+from trainlint.sources.base import Document, Fact, Input, Role
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.table import Rule, describe, lookup
+from trainlint.sources.base.typos import near_misses
+from trainlint.sources.structured import Path
+from trainlint.sources.structured.located import (
     Locate,
     class_name,
     fact,
@@ -20,10 +24,6 @@ from trainlint.sources._located import (
     table_facts,
     tree_locator,
 )
-from trainlint.sources.base import Document, Fact, Input, Role
-from trainlint.sources.structured import Path
-from trainlint.sources.table import Rule, describe, lookup
-from trainlint.sources.typos import near_misses
 
 name = "torchtune"
 role: Role = "config"

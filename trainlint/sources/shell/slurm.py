@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from trainlint.job import Location
-from trainlint.sources import normalize as n
 from trainlint.sources.base import Fact
+from trainlint.sources.base import normalize as n
 from trainlint.sources.shell import Comment, Word
 
 # Short options that take a value, by their long name (shared by sbatch and srun).

@@ -9,7 +9,7 @@ generating, evaluation, Ray, FP8, SwanLab ...) and of its v1 schema (``llamafact
 
 from __future__ import annotations
 
-from trainlint.sources._flat import words
+from trainlint.sources.structured.flat import words
 
 KEYS = words(
     """

@@ -15,8 +15,8 @@ from typing import Any
 
 from trainlint.estimate.catalog import resolve_gpu
 from trainlint.job import Location
-from trainlint.sources import normalize as n
 from trainlint.sources.base import Fact, pointer
+from trainlint.sources.base import normalize as n
 from trainlint.sources.structured import Path, Tree
 
 

@@ -21,8 +21,8 @@ from typing import Any
 
 from trainlint.discover import checked_roots, inside, open_regular
 from trainlint.errors import SourceError
-from trainlint.sources._omegaconf import Layer, layer, merge
 from trainlint.sources.structured import MAX_BYTES, Path, Tree, load_yaml
+from trainlint.sources.structured.omegaconf import Layer, layer, merge
 
 MAX_FILES = 128
 _NAME = re.compile(r"[\w\-.]+")

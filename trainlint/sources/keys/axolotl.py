@@ -8,7 +8,7 @@ integration plugins' ``args.py`` (liger, swanlab, cut_cross_entropy, ...), plus 
 
 from __future__ import annotations
 
-from trainlint.sources._flat import words
+from trainlint.sources.structured.flat import words
 
 KEYS = words(
     """

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from trainlint.job import Location, ParseError
-from trainlint.sources import normalize as n
 from trainlint.sources.base import Fact, pointer
+from trainlint.sources.base import normalize as n
 from trainlint.sources.structured import Tree
 
 BLOCK_KEY = "x-trainlint"
@@ -74,7 +74,7 @@ def _error(where: Location, message: str) -> ParseError:
 
 
 def _closest(key: str) -> str | None:
-    from trainlint.sources.typos import suggest
+    from trainlint.sources.base.typos import suggest
 
     prefix, dot, rest = key.partition(".")
     if dot:

@@ -17,8 +17,8 @@ from functools import cache, lru_cache
 import tree_sitter
 import tree_sitter_bash
 
-from trainlint.sources.shell_walk import Assignment, Command, Walker, descendants
-from trainlint.sources.shell_words import (
+from trainlint.sources.shell.walk import Assignment, Command, Walker, descendants
+from trainlint.sources.shell.words import (
     BUDGET_BASE,
     INLINE_BUDGET_BASE,
     Budget,

@@ -10,7 +10,7 @@ in older recipes), TRL 0.12 and 1.16 (every ``*Config`` incl. experimental train
 
 from __future__ import annotations
 
-from trainlint.sources._flat import words
+from trainlint.sources.structured.flat import words
 
 KNOWN_KEYS = words(
     """

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from trainlint.sources import normalize as n
+from trainlint.sources.base import normalize as n
 from trainlint.sources.structured import Path, Tree
 
 _REFERENCE = re.compile(r"\$\{(?P<dots>\.*)(?P<path>[A-Za-z_][\w-]*(?:\.[\w-]+)*)\}")

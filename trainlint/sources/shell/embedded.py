@@ -16,9 +16,9 @@ from dataclasses import replace
 from functools import partial
 
 from trainlint.job import Location
-from trainlint.sources import launch_script, launchers, shell
+from trainlint.sources import launch_script, shell
 from trainlint.sources.base import Fact, Override, Reference
-from trainlint.sources.shell import Assignment, Command, Script, Word
+from trainlint.sources.shell import Assignment, Command, Script, Word, launchers
 
 Environ = Mapping[str, str | None]
 Found = tuple[list[Fact], list[Reference]]

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import tree_sitter
 
-from trainlint.sources.shell_arith import evaluate, integer
+from trainlint.sources.shell.arith import evaluate, integer
 
 MAX_VALUE = 100_000
 MAX_ITEMS = 10_000

@@ -12,11 +12,10 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from trainlint.job import Location
-from trainlint.sources import normalize as n
-from trainlint.sources import typos
-from trainlint.sources.base import Document, Input, Reference, Role
+from trainlint.sources.base import Document, Input, Reference, Role, typos
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.table import Table, facts_from_table, lookup
 from trainlint.sources.structured import Path, Tree
-from trainlint.sources.table import Table, facts_from_table, lookup
 
 
 def plain(tree: Tree) -> Tree:

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from trainlint.job import Location
-from trainlint.sources import normalize as n
 from trainlint.sources.base import Fact
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.table import Rule, lookup
 from trainlint.sources.structured import Path, Tree
-from trainlint.sources.table import Rule, lookup
 
 Locate = Callable[[Path], Location]
 

@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from trainlint.job import Location
-from trainlint.sources import normalize as n
 from trainlint.sources.base import Fact, Reference, Role
+from trainlint.sources.base import normalize as n
 from trainlint.sources.shell import Word
 
 

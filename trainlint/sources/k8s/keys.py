@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from trainlint.job import UnknownKey
-from trainlint.sources import typos
+from trainlint.sources.base import typos
 from trainlint.sources.structured import Path, Tree
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from trainlint.sources import hf_trainer
-from trainlint.sources import normalize as n
-from trainlint.sources.table import Rule
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.table import Rule
 
 
 def _init_from(value: Any) -> str | None:

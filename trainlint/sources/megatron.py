@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from trainlint.job import Location
-from trainlint.sources import normalize as n
 from trainlint.sources.base import Fact
-from trainlint.sources.table import Rule, facts_for
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.table import Rule, facts_for
 
 
 def _minutes(value: Any) -> float | None:

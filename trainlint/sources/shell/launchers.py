@@ -13,10 +13,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from trainlint.job import Location
-from trainlint.sources import _purpose, slurm
-from trainlint.sources import launcher_options as lo
-from trainlint.sources.base import Fact, Reference
-from trainlint.sources.shell import Assignment, Command, Word
+from trainlint.sources.base import Fact, Reference, purpose
+from trainlint.sources.shell import Assignment, Command, Word, slurm
+from trainlint.sources.shell import launcher_options as lo
 
 Inline = Callable[[Word], list[Command]]
 
@@ -100,7 +99,7 @@ def opaque(launch: Launch) -> bool:
 
 
 def _trainish(launch: Launch) -> bool:
-    return _purpose.trainish(launch.entry.text if launch.entry is not None else None)
+    return purpose.trainish(launch.entry.text if launch.entry is not None else None)
 
 
 def _purpose_of(launch: Launch) -> str | None:
@@ -111,7 +110,7 @@ def _purpose_of(launch: Launch) -> str | None:
     names = [entry]
     if entry is not None and not launch.module and "." not in entry.rsplit("/", 1)[-1]:
         names += [w.text for w in launch.program[:2] if w.text and _SUBCOMMAND.fullmatch(w.text)]
-    return _purpose.purpose(names, [w.text for w in launch.program])
+    return purpose.purpose(names, [w.text for w in launch.program])
 
 
 _PYTHON = re.compile(r"python[0-9.]*")
@@ -136,12 +135,12 @@ def _other_program(words: list[Word], chain: _Chain) -> Launch | None:
     kind = names[0].rsplit("/", 1)[-1] if names else ""
     if not names or kind in _NOT_LAUNCHERS:
         return None
-    purpose = _purpose.purpose(names)
-    if purpose is None and not _purpose.trainish(*names):
+    other = purpose.purpose(names)
+    if other is None and not purpose.trainish(*names):
         return None
     return Launch(kind, chain.command, words[0], words[0], program=words[1:],
                   wrapper_facts=list(chain.wrapper_facts), env=list(chain.env), rank=0,
-                  purpose=purpose)  # fmt: skip
+                  purpose=other)  # fmt: skip
 
 
 _SUBCOMMAND = re.compile(r"[\w.][\w./+-]*")  # a program or subcommand, not a message or option

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import tree_sitter
 
 from trainlint.errors import SourceError
-from trainlint.sources.shell_words import (
+from trainlint.sources.shell.words import (
     MAX_ITEMS,
     Budget,
     Expander,

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from trainlint.sources import normalize as n
-from trainlint.sources._k8s_meta import At
 from trainlint.sources.base import Fact
+from trainlint.sources.base import normalize as n
+from trainlint.sources.k8s.meta import At
 
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
 # The container an operator runs the training in, by its conventional name.

@@ -154,7 +154,7 @@ def optimizer_experimental(value: Any) -> bool | None:
 
 def optimizer_rules(pointer_prefix: str = "/training/optimizer") -> list[Any]:
     """Table rules that read one optimizer name into name, family, 8-bit and experimental."""
-    from trainlint.sources.table import Rule
+    from trainlint.sources.base.table import Rule
 
     return [
         Rule(f"{pointer_prefix}/name", to_str),

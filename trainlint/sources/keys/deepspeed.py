@@ -8,7 +8,7 @@ reported), plus blocks the DeepSpeedExamples use (``compression_training``, ``co
 
 from __future__ import annotations
 
-from trainlint.sources._flat import words
+from trainlint.sources.structured.flat import words
 
 TOP_LEVEL = words(
     """

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trainlint.job import Location
-from trainlint.sources import normalize as n
-from trainlint.sources._located import Unknown
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.table import lookup
 from trainlint.sources.structured import Path, Tree
-from trainlint.sources.table import lookup
+from trainlint.sources.structured.located import Unknown
 
 MAX_TEXT = 10_000  # a template longer than this is unknown rather than built
 MAX_DEPTH = 32  # interpolation chain length

@@ -16,8 +16,8 @@ from typing import Any
 
 from trainlint.errors import SourceError
 from trainlint.job import Location
-from trainlint.sources._purpose import purpose
 from trainlint.sources.base import Input, Skipped, Workload
+from trainlint.sources.base.purpose import purpose
 from trainlint.sources.structured import Tree
 
 # GPU resource names of Kubernetes device plugins (NVIDIA, AMD, Intel, Habana, AWS Neuron).

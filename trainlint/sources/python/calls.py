@@ -13,12 +13,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from trainlint.job import Location
-from trainlint.sources import _py_tables as t
 from trainlint.sources import hf_trainer
-from trainlint.sources._py_literal import UNKNOWN, Positions, literal
-from trainlint.sources._py_walk import Scan, keyword_names
 from trainlint.sources.base import Fact, Reference, pointer
-from trainlint.sources.table import Rule, facts_for
+from trainlint.sources.base.table import Rule, facts_for
+from trainlint.sources.python import tables as t
+from trainlint.sources.python.literal import UNKNOWN, Positions, literal
+from trainlint.sources.python.walk import Scan, keyword_names
 
 
 @dataclass
