@@ -631,7 +631,7 @@ def test_recognise(name: str, text: str, confidence: float) -> None:
 
 
 def test_registry_reads_scripts_as_launch_scripts() -> None:
-    assert launch_script in all_sources()
+    assert launch_script.FORMAT in all_sources()
     doc = read_document(Input("train.sh", (SCRIPTS / "deepspeed_launcher.sh").read_text()))
     assert doc is not None and doc.format == "launch-script"
 

@@ -18,13 +18,13 @@ from typing import Any
 
 from trainlint.sources.base import Document, Input, Role
 from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Rule, describe
 from trainlint.sources.structured import Path, flat
 from trainlint.sources.structured.flat import words
 
 name = "accelerate"
 role: Role = "config"
-EXAMPLES = ("default_config.yaml", "accelerate_configs/zero3.yaml", "fsdp_config.yaml")
 
 _STRATEGIES = {"FSDP": "fsdp", "DEEPSPEED": "deepspeed", "MEGATRON_LM": "megatron"}
 _MULTI = ("MULTI_",)  # MULTI_GPU, MULTI_XPU, MULTI_NPU, ...: torch DDP on that accelerator
@@ -156,3 +156,17 @@ def parse(file: Input) -> Document:
 def keys() -> dict[str, list[str]]:
     """Every key this format reads → the job-model pointers it sets (docs/formats.md)."""
     return describe(TABLE) | {".".join(map(str, path)): ["(reference)"] for path in REFERENCES}
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("default_config.yaml", "accelerate_configs/zero3.yaml", "fsdp_config.yaml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+    claims=frozenset({"distributed_type", "compute_environment"}),
+)

@@ -18,13 +18,13 @@ from trainlint.sources import hf_trainer
 from trainlint.sources.accelerate_config import sharding_stage
 from trainlint.sources.base import Document, Fact, Input, Role
 from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Rule, Table, describe
 from trainlint.sources.keys.axolotl import CLOUD, KEYS
 from trainlint.sources.structured import Path, Tree, flat
 
 name = "axolotl"
 role: Role = "config"
-EXAMPLES = ("examples/llama-3/lora-8b.yml", "qlora.yml", "cloud.yaml")
 
 KNOWN_KEYS = KEYS
 CLOUD_KEYS = CLOUD
@@ -234,3 +234,22 @@ def keys() -> dict[str, list[str]]:
     reporters = {key: ["/logging/reporters"] for key in _REPORTERS}
     return describe(table) | reporters | {"deepspeed": ["/training/parallelism/strategy",
                                                         "(reference)"]}  # fmt: skip
+
+
+# Keys only axolotl accepts: a file with one is axolotl's, whatever HF keys it shares.
+CLAIMS = frozenset({
+    "base_model", "micro_batch_size", "sequence_len", "adapter", "datasets", "saves_per_epoch",
+})  # fmt: skip
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("examples/llama-3/lora-8b.yml", "qlora.yml", "cloud.yaml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+    claims=CLAIMS,
+)

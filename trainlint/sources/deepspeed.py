@@ -11,13 +11,13 @@ from typing import Any
 
 from trainlint.sources.base import Document, Input, Role
 from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Rule, describe
 from trainlint.sources.keys.deepspeed import TOP_LEVEL, ZERO
 from trainlint.sources.structured import Path, flat
 
 name = "deepspeed"
 role: Role = "deepspeed"
-EXAMPLES = ("ds_config.json", "zero3.json", "ds_z2_offload.json")
 
 
 def _offloaded(value: Any) -> bool | None:
@@ -119,3 +119,16 @@ def parse(file: Input) -> Document:
         return flat.document(file, name, "config", recognise(file), BERT_TABLE, {})
     known: dict[Path, Collection[str]] = {(): KNOWN_KEYS, ("zero_optimization",): ZERO_KEYS}
     return flat.document(file, name, role, recognise(file), TABLE, known)
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("ds_config.json", "zero3.json", "ds_z2_offload.json"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+)

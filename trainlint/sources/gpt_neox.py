@@ -13,12 +13,12 @@ from typing import Any
 from trainlint.job import Location, UnknownKey
 from trainlint.sources.base import Document, Fact, Input, Role, typos
 from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Rule, describe, facts_from_table
 from trainlint.sources.structured import Path, Tree
 
 name = "gpt-neox"
 role: Role = "config"
-EXAMPLES = ("configs/125M.yml", "configs/local_setup.yml", "configs/20B.yml")
 
 
 def _always(result: Any) -> Any:
@@ -228,3 +228,16 @@ def keys() -> dict[str, list[str]]:
     return describe(TABLE) | {
         "tensorboard_dir, use_wandb, wandb_project, wandb_team": ["/logging/reporters"]
     }
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("configs/125M.yml", "configs/local_setup.yml", "configs/20B.yml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+)

@@ -1,7 +1,9 @@
 """Hugging Face ``TrainingArguments`` as YAML or JSON (also TRL and alignment-handbook recipes).
 
-The same table serves command-line flags (``--save_steps 10``) through ``cli_facts``, so a key
-means one thing whether it is written in a file or on a launch line.
+The same table reads the flags of any program a launch line runs (``--save_steps 10``,
+``Format.flags``), so a key means one thing whether it is written in a file or on a launch
+line. Many tools share these keys: a file with a key another format claims (axolotl's
+``base_model``, LLaMA-Factory's ``stage``) is that format's, whatever HF keys it also has.
 """
 
 from __future__ import annotations
@@ -9,15 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 from trainlint.job import Location
+from trainlint.sources import claimed_by_others
 from trainlint.sources.base import Document, Fact, Input, Reference, Role
 from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Flags, Format
 from trainlint.sources.base.table import Rule, describe, facts_for
 from trainlint.sources.keys.hf_trainer import KNOWN_KEYS as KNOWN_KEYS
 from trainlint.sources.structured import Path, Tree, flat
 
 name = "hf-trainer"
 role: Role = "config"
-EXAMPLES = ("config_full.yaml", "sft.yaml", "training_args.json")
 
 
 def _strategy(value: Any) -> str | None:
@@ -97,13 +100,6 @@ _DISTINCTIVE = {
     "warmup_ratio", "optim", "logging_strategy", "per_device_eval_batch_size",
 }  # fmt: skip
 _GENERIC = {"output_dir", "learning_rate", "num_train_epochs", "gradient_accumulation_steps"}
-# Keys HfArgumentParser would reject, each the mark of a format built on HF-like keys
-# (axolotl, LLaMA-Factory, accelerate): such a file is theirs, whatever HF keys it shares.
-_FOREIGN = {
-    "base_model", "micro_batch_size", "sequence_len", "adapter", "datasets", "saves_per_epoch",
-    "stage", "finetuning_type", "cutoff_len", "template", "distributed_type",
-    "compute_environment",
-}  # fmt: skip
 # Never 1.0: a format with its own marks (axolotl, LLaMA-Factory score 0.95) wins over the
 # HF keys it shares, and ties go to the later module name, which hf_trainer often is.
 _MAX = 0.9
@@ -131,7 +127,7 @@ def recognise(file: Input) -> float:
     score = min(_MAX, 0.5 + 0.1 * (distinctive + generic))
     if keys & _UNMISTAKABLE:
         score = max(score, 0.8)
-    return min(score, 0.3) if keys & _FOREIGN else score
+    return min(score, 0.3) if keys & claimed_by_others(name) else score
 
 
 def table() -> dict[Path, list[Rule]]:
@@ -184,3 +180,16 @@ def cli_reference(flag: str, value: Any, location: Location) -> Reference | None
     if role_ is None or not isinstance(value, str) or not value.strip():
         return None
     return Reference(value.strip(), location, role_)
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("config_full.yaml", "sft.yaml", "training_args.json"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    flags=Flags(cli_facts),
+)

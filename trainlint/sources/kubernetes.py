@@ -17,6 +17,7 @@ from typing import Any
 from trainlint.sources import launch_script
 from trainlint.sources.base import Document, Fact, Input, Override, Reference, Role
 from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Rule, describe, facts_from_table
 from trainlint.sources.k8s import meta, pods
 from trainlint.sources.k8s.keys import near_misses
@@ -26,7 +27,6 @@ from trainlint.sources.structured import Path, Tree
 
 name = "kubernetes"
 role: Role = "entrypoint"
-EXAMPLES = ("pytorchjob.yaml", "trainjob.yaml", "job.yaml", "rayjob.yaml")
 
 JOB_KINDS: dict[str, frozenset[str]] = {
     "kubeflow.org": frozenset(
@@ -278,3 +278,16 @@ def _entrypoint(spec: At, file: Input) -> Found:
     line, column = entry.tree.span(entry.path)
     origin = embedded.value_origin(file.text, line, column) or (line, column)
     return embedded.script_facts(entry.value, file.path, origin)
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("pytorchjob.yaml", "trainjob.yaml", "job.yaml", "rayjob.yaml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+)

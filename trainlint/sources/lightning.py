@@ -14,6 +14,7 @@ from typing import Any
 from trainlint.job import Location
 from trainlint.sources.base import Document, Fact, Input, Role
 from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Converter, Rule, describe, lookup
 from trainlint.sources.base.typos import near_misses
 from trainlint.sources.structured import Path
@@ -29,7 +30,6 @@ from trainlint.sources.structured.located import (
 
 name = "lightning"
 role: Role = "config"
-EXAMPLES = ("config.yaml", "fit.yaml", "trainer.yaml")
 
 _REPORTERS = {
     "wandblogger": "wandb", "tensorboardlogger": "tensorboard", "csvlogger": "csv",
@@ -304,3 +304,16 @@ def keys() -> dict[str, list[str]]:
     for key, pointers in describe(CHECKPOINT).items():
         described[f"ModelCheckpoint.{key}"] = pointers
     return described
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("config.yaml", "fit.yaml", "trainer.yaml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    overrides=override_facts,
+)

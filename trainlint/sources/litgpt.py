@@ -11,6 +11,7 @@ from typing import Any
 
 from trainlint.sources.base import Document, Fact, Input, Role
 from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Converter, Rule, describe
 from trainlint.sources.base.typos import near_misses
 from trainlint.sources.structured import Path
@@ -18,7 +19,6 @@ from trainlint.sources.structured.located import Locate, fact, mapping_at, table
 
 name = "litgpt"
 role: Role = "config"
-EXAMPLES = ("config_hub/pretrain/tinyllama.yaml", "config_hub/finetune/llama-3.1-8b/lora.yaml")
 
 
 def _checkpoint_model(value: Any) -> str | None:
@@ -156,3 +156,16 @@ def keys() -> dict[str, list[str]]:
     described = describe(TABLE)
     described["train.global_batch_size"].append("/training/grad_accum_steps")
     return described
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("config_hub/pretrain/tinyllama.yaml", "config_hub/finetune/llama-3.1-8b/lora.yaml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+)

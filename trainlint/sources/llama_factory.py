@@ -14,13 +14,13 @@ from typing import Any
 from trainlint.sources import hf_trainer
 from trainlint.sources.base import Document, Input, Role
 from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Rule, describe
 from trainlint.sources.keys.llama_factory import KEYS, MEGATRON
 from trainlint.sources.structured import Path, flat
 
 name = "llama-factory"
 role: Role = "config"
-EXAMPLES = ("examples/train_lora/llama3_lora_sft.yaml", "qwen3_full_sft.yaml")
 
 KNOWN_KEYS = hf_trainer.KNOWN_KEYS | KEYS | MEGATRON
 
@@ -136,3 +136,17 @@ def parse(file: Input) -> Document:
 def keys() -> dict[str, list[str]]:
     """Every key this format reads → the job-model pointers it sets (docs/formats.md)."""
     return describe(TABLE) | {".".join(map(str, path)): ["(reference)"] for path in REFERENCES}
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("examples/train_lora/llama3_lora_sft.yaml", "qwen3_full_sft.yaml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+    claims=frozenset({"stage", "finetuning_type", "cutoff_len", "template"}),
+)

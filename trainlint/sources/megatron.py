@@ -1,19 +1,25 @@
 """Megatron-LM command-line flags (``pretrain_gpt.py --micro-batch-size 1 --save-interval 1000``).
 
-Megatron scripts pass everything as argparse flags, usually gathered in bash arrays
-(``GPT_MODEL_ARGS=(--num-layers 96 ...)``) that the shell reader expands in place. This table
-gives each flag its job-model pointer; the launch-script source asks it for flags the HF table
-does not know, so ``--seed`` and ``--bf16`` keep one meaning.
+Megatron-LM has no config file: scripts pass everything as argparse flags, usually gathered in
+bash arrays (``GPT_MODEL_ARGS=(--num-layers 96 ...)``) that the shell reader expands in place.
+This format reads no file of its own; it reads the flags of any program a launch line runs
+(``Format.flags``), after the formats before it in name order (hf-trainer), so ``--seed`` and
+``--bf16`` keep one meaning. A file the repo config forces on it is a TL901.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from trainlint.errors import SourceError
 from trainlint.job import Location
-from trainlint.sources.base import Fact
+from trainlint.sources.base import Document, Fact, Input, Role
 from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Flags, Format
 from trainlint.sources.base.table import Rule, facts_for
+
+name = "megatron-lm"
+role: Role = "entrypoint"
 
 
 def _minutes(value: Any) -> float | None:
@@ -86,3 +92,25 @@ def cli_facts(flag: str, value: Any, location: Location) -> list[Fact]:
 def keys() -> dict[str, list[str]]:
     """Every flag this table reads → the job-model pointers it sets (docs/formats.md)."""
     return {f"--{flag}": [rule.pointer for rule in rules] for flag, rules in FLAGS.items()}
+
+
+def recognise(file: Input) -> float:
+    """Never a file's format: Megatron-LM is configured on the command line."""
+    return 0.0
+
+
+def parse(file: Input) -> Document:
+    raise SourceError(f"{name} has no config file: its settings are a launch line's flags")
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("pretrain_gpt.py --micro-batch-size 1 ... (flags on a launch line)",),
+    reads="text",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    flags=Flags(cli_facts),
+)

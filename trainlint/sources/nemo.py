@@ -12,12 +12,12 @@ from typing import Any
 from trainlint.job import Location, UnknownKey
 from trainlint.sources.base import Document, Fact, Input, Role, typos
 from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Rule, describe, facts_from_table
 from trainlint.sources.structured import Path, Tree, interpolation
 
 name = "nemo"
 role: Role = "config"
-EXAMPLES = ("megatron_gpt_config.yaml", "megatron_llama_config.yaml", "conformer_ctc_bpe.yaml")
 
 
 def _steps(value: Any) -> int | None:
@@ -207,3 +207,16 @@ def keys() -> dict[str, list[str]]:
     return describe(TABLE) | {
         "exp_manager.create_<tensorboard|wandb|mlflow|neptune|...>_logger": ["/logging/reporters"]
     }
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("megatron_gpt_config.yaml", "megatron_llama_config.yaml", "conformer_ctc_bpe.yaml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+)

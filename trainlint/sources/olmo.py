@@ -14,12 +14,12 @@ from typing import Any
 from trainlint.job import Location
 from trainlint.sources.base import Document, Fact, Input, Role, typos
 from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Rule, describe, facts_from_table
 from trainlint.sources.structured import Path, Tree, interpolation
 
 name = "olmo"
 role: Role = "config"
-EXAMPLES = ("configs/official-0724/OLMo-7B.yaml", "configs/official-1124/OLMo2-7B-stage1.yaml")
 
 _DURATION = re.compile(r"^\s*(?P<number>[0-9][0-9_.e+]*)\s*(?P<unit>ep|T|tok|st)?\s*$")
 
@@ -223,3 +223,16 @@ def keys() -> dict[str, list[str]]:
         "model.mlp_hidden_size or mlp_ratio * d_model (halved for SwiGLU)": ["/model/ffn_hidden"],
         "wandb": ["/logging/reporters"],
     }
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("configs/official-0724/OLMo-7B.yaml", "configs/official-1124/OLMo2-7B-stage1.yaml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+)

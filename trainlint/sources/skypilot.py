@@ -18,13 +18,13 @@ from trainlint.estimate.catalog import resolve_gpu
 from trainlint.job import Location
 from trainlint.sources.base import Document, Fact, Input, Override, Reference, Role, pointer, typos
 from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Rule, describe, facts_from_table
 from trainlint.sources.shell import embedded
 from trainlint.sources.structured import Path, Tree
 
 name = "skypilot"
 role: Role = "entrypoint"
-EXAMPLES = ("task.yaml", "train.sky.yaml", "sky.yaml")
 
 TABLE: dict[Path, list[Rule]] = {
     ("name",): [Rule("/name", n.to_str)],
@@ -251,3 +251,16 @@ def local_path(written: str, data: dict[str, Any]) -> str | None:
     if not isinstance(workdir, str) or "://" in workdir:
         return None  # a git workdir: the file is in that repository, not this one
     return posixpath.normpath(posixpath.join(workdir, written))
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("task.yaml", "train.sky.yaml", "sky.yaml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+)

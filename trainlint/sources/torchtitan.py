@@ -16,13 +16,13 @@ from trainlint.discover import OTHER_TOOLS_TOML
 from trainlint.job import Location, UnknownKey
 from trainlint.sources.base import Document, Fact, Input, Role, typos
 from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Rule, describe, facts_from_table
 from trainlint.sources.structured import Path, Tree
 from trainlint.sources.structured.toml import load_toml
 
 name = "torchtitan"
 role: Role = "config"
-EXAMPLES = ("train_configs/llama3_8b.toml", "debug_model.toml")
 
 _HEADER = re.compile(r"^\s*\[(job|training|parallelism|checkpoint|metrics|activation_checkpoint)\]",
                      re.MULTILINE)  # fmt: skip
@@ -241,3 +241,16 @@ def keys() -> dict[str, list[str]]:
             "/checkpoint/every_steps", "/checkpoint/every_seconds"],
         "metrics.enable_tensorboard, metrics.enable_wandb": ["/logging/reporters"],
     }  # fmt: skip
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("train_configs/llama3_8b.toml", "debug_model.toml"),
+    reads="text",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+)

@@ -13,6 +13,7 @@ from typing import Any
 
 from trainlint.sources.base import Document, Fact, Input, Role
 from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Rule, describe, lookup
 from trainlint.sources.base.typos import near_misses
 from trainlint.sources.structured import Path
@@ -27,7 +28,6 @@ from trainlint.sources.structured.located import (
 
 name = "torchtune"
 role: Role = "config"
-EXAMPLES = ("8B_lora.yaml", "70B_full.yaml", "8B_qlora_single_device.yaml")
 
 
 def builder(value: Any) -> str | None:
@@ -251,3 +251,16 @@ def keys() -> dict[str, list[str]]:
         "max_steps_per_epoch": ["/training/max_steps"],
         "checkpointer": ["/checkpoint/every_epochs", "/checkpoint/strategy"],
     }
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("8B_lora.yaml", "70B_full.yaml", "8B_qlora_single_device.yaml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+)

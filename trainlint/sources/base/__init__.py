@@ -1,14 +1,18 @@
-"""What every source module produces: a Document of located facts and references.
+"""What every format produces and is built on: a Document of located facts and references.
 
-A source turns one file into facts ``(pointer, value, location)`` where ``pointer`` is a JSON
-pointer into the job model. Sources never judge; they only say what a file sets and where.
+A format turns one file into facts ``(pointer, value, location)`` where ``pointer`` is a JSON
+pointer into the job model, and the framework defaults the file leaves unset. Formats never
+judge; they only say what a file sets and where. The package's modules are what every format
+shares: the contract (``format``), key tables (``table``) and value normalisers
+(``normalize``), secret redaction, typo hints, trainlint's own annotations, and what a launch
+or a file no format reads is for (``purpose``, ``workloads``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from trainlint.job import Location, ParseError, UnknownKey
 from trainlint.sources.structured import Tree, load_json, load_yaml
@@ -42,6 +46,19 @@ def pointer(*parts: str | int) -> str:
 class Fact:
     pointer: str
     value: Any
+    location: Location
+
+
+@dataclass(frozen=True)
+class Default:
+    """A framework's default for a key the file leaves unset: the value the run then uses
+    (None: a value the framework picks each run, such as a random seed), the key a user would
+    set to change it, and where that key would go. Never a stated fact: it makes no file a
+    job and no estimate declared, and a job keeps it apart from its facts (``Job.defaults``)."""
+
+    pointer: str
+    value: Any
+    key: str
     location: Location
 
 
@@ -102,6 +119,7 @@ class Document:
     confidence: float
     role: Role = "config"
     facts: list[Fact] = field(default_factory=list)
+    defaults: list[Default] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)
     errors: list[ParseError] = field(default_factory=list)
     unknown_keys: list[UnknownKey] = field(default_factory=list)
@@ -148,17 +166,3 @@ class Input:
 
 
 STRUCTURED_SUFFIXES = frozenset({"yaml", "yml", "json"})
-
-
-class Source(Protocol):
-    """One input format: ``recognise`` scores a file 0..1; ``parse`` extracts its facts.
-
-    Both may raise SourceError (e.g. through ``Input.trees``); the caller reports it as TL901.
-    """
-
-    name: str
-    role: Role
-
-    def recognise(self, file: Input) -> float: ...
-
-    def parse(self, file: Input) -> Document: ...
