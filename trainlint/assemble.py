@@ -13,7 +13,7 @@ import os
 import re
 import stat
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from trainlint.discover import (
     resolved,
 )
 from trainlint.job import (
+    Default,
     Feature,
     Job,
     Location,
@@ -446,6 +447,7 @@ def build_job(
         _set(tree, fact.pointer, fact.value)
     job = _validate(tree, winners)  # drops the facts it rejects from ``winners``
     job.provenance = {pointer: fact.location for pointer, fact in winners.items()}
+    job.defaults = _defaults(documents, job.provenance)
     _collect_features(job, features)
     located: dict[str, Sequence[ParseError | UnknownKey | MissingReference]] = {
         "parse_errors": job.parse_errors,
@@ -459,6 +461,24 @@ def build_job(
             )
     derive(job)
     return job
+
+
+def _defaults(documents: Sequence[Document], stated: Collection[str]) -> dict[str, Default]:
+    """The frameworks' defaults for what no file of the job states: the first document's (in
+    job order), a known value before an unknown one (a fixed seed before a random one)."""
+    found: dict[str, Default] = {}
+    for doc in documents:
+        for default in doc.defaults:
+            held = found.get(default.pointer)
+            if default.pointer in stated or (held is not None and held.value is not None):
+                continue
+            if held is None or default.value is not None:
+                where = default.location
+                found[default.pointer] = Default(
+                    value=default.value, same_as=default.same_as, format=doc.format,
+                    key=default.key, file=where.file, line=where.line, column=where.column,
+                )  # fmt: skip
+    return found
 
 
 FEATURES = "/features/"

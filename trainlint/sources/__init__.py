@@ -157,8 +157,9 @@ guess would call another tool's keys typos of its own (dinov2's ``optim`` block 
 
 
 def finish(doc: Document, file: Input) -> Document:
-    """Add the file's trainlint annotations (they win within the file), redact secrets, and
-    keep the typo findings only of a format recognised with certainty."""
+    """Add the file's trainlint annotations (they win within the file), redact secrets, keep
+    the typo findings only of a format recognised with certainty, and the framework defaults
+    only of keys the file leaves unset."""
     if doc.confidence < CERTAIN:
         doc.unknown_keys = []
     facts, errors = annotation.from_comments(file.text, file.path)
@@ -169,6 +170,8 @@ def finish(doc: Document, file: Input) -> Document:
         facts, errors = facts + block_facts, errors + block_errors
     doc.facts = [redact_fact(fact) for fact in [*doc.facts, *facts]]
     doc.errors += errors
+    stated = {fact.pointer for fact in doc.facts}
+    doc.defaults = [default for default in doc.defaults if default.pointer not in stated]
     if doc.workload is None and RUN_SETTINGS.isdisjoint(fact.pointer for fact in doc.facts):
         doc.workload = workloads.training_config(file) or workloads.gpu_request(
             file, f"{doc.format} file requesting GPUs for a workload trainlint cannot read"

@@ -6,6 +6,8 @@ picks bf16 only on hardware that has it, so it is unknown; ``tf32`` sets the mat
 fp32 training, not a training precision, and is not read. FSDP sharding is stated as the ZeRO
 stage it shards like (see the accelerate format: FULL_SHARD = 3, SHARD_GRAD_OP = 2). FSDP keys
 are read with and without their ``fsdp_`` prefix, as axolotl accepts both.
+
+Default (``Document.defaults``): ``seed`` 42, TrainingArguments', at the top of the file.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 from trainlint.estimate.catalog import resolve_gpu
 from trainlint.sources import hf_trainer
 from trainlint.sources.accelerate_config import sharding_stage
-from trainlint.sources.base import Document, Fact, Input, Role
+from trainlint.sources.base import Document, Fact, Input, Role, seed_default
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Rule, Table, describe
@@ -200,10 +202,14 @@ def _is_cloud(data: dict[str, Any]) -> bool:
 
 
 def parse(file: Input) -> Document:
+    seed = seed_default(42, "seed", file.path)  # TrainingArguments', which axolotl passes on
     if _is_cloud(file.mapping) and "base_model" not in file.mapping:
-        return flat.document(file, name, role, recognise(file), CLOUD_TABLE, {(): CLOUD_KEYS})
+        cloud = flat.document(file, name, role, recognise(file), CLOUD_TABLE, {(): CLOUD_KEYS})
+        cloud.defaults = [seed]
+        return cloud
     known: dict[Path, Collection[str]] = {(): KNOWN_KEYS | CLOUD_KEYS}
     doc = flat.document(file, name, role, recognise(file), TABLE, known)
+    doc.defaults = [seed]
     tree = flat.plain(file.trees[0])
     doc.references = flat.references(tree, REFERENCES, file.path)
     doc.facts += _reporters(tree, file.path)

@@ -4,6 +4,9 @@ NeoX accepts ``train_iters`` and ``train-iters`` alike (it replaces ``-`` by ``_
 keys are matched in their snake form while facts keep the position of the key as written. The
 files of one job are tied together by the launch script that names them; the DeepSpeed blocks
 (``zero_optimization``, ``fp16``, ``optimizer``) live inside the same file.
+
+Default (``Document.defaults``): ``seed`` 1234 (Megatron's) when unset, at the top of the
+file.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from trainlint.job import Location, UnknownKey
-from trainlint.sources.base import Document, Fact, Input, Role, typos
+from trainlint.sources.base import Document, Fact, Input, Role, seed_default, typos
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Rule, describe, facts_from_table
@@ -190,6 +193,8 @@ def parse(file: Input) -> Document:
         facts = [fact for fact in facts if fact.pointer != "/checkpoint/every_steps"]
     doc.facts = facts + _reporters(tree, file.path)
     doc.unknown_keys = _near_misses(written, file.path)
+    # GPT-NeoX's seed (Megatron's)
+    doc.defaults = [seed_default(1234, "seed", file.path)]
     return doc
 
 

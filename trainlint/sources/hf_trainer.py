@@ -4,15 +4,22 @@ The same table reads the flags of any program a launch line runs (``--save_steps
 ``Format.flags``), so a key means one thing whether it is written in a file or on a launch
 line. Many tools share these keys: a file with a key another format claims (axolotl's
 ``base_model``, LLaMA-Factory's ``stage``) is that format's, whatever HF keys it also has.
+
+Defaults the Trainer uses for keys a file leaves unset (``Document.defaults``): ``seed`` 42 and
+``dataloader_num_workers`` 0, located at the top of the file where a user adds the key; and,
+on a file or a launch line, ``eval_strategy`` ``no`` beside an ``eval_steps`` (no evaluation
+by steps without ``eval_strategy: steps``) and ``eval_steps`` = ``logging_steps`` beside an
+``eval_strategy``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from trainlint.job import Location
 from trainlint.sources import claimed_by_others
-from trainlint.sources.base import Document, Fact, Input, Reference, Role
+from trainlint.sources.base import Default, Document, Fact, Input, Reference, Role, top_of
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Flags, Format
 from trainlint.sources.base.table import Rule, describe, facts_for
@@ -140,7 +147,32 @@ def parse(file: Input) -> Document:
     refs: dict[Path, Role] = {(key,): ref_role for key, ref_role in REFERENCE_KEYS.items()}
     doc.references = flat.references(tree, refs, file.path)
     doc.facts += fp32_facts(tree, file.path)
+    doc.defaults = [*defaults(file.path), *eval_defaults(doc.facts)]
     return doc
+
+
+def defaults(file: str) -> list[Default]:
+    """The Trainer's seed and data loader workers when the file sets none."""
+    return [
+        Default("/training/seed", 42, "seed", top_of(file)),
+        Default("/data/num_workers", 0, "dataloader_num_workers", top_of(file)),
+    ]
+
+
+def eval_defaults(facts: Sequence[Fact]) -> list[Default]:
+    """TrainingArguments evaluates every ``eval_steps`` only with ``eval_strategy: steps``
+    (default ``no``), and ``eval_steps`` defaults to ``logging_steps``: each default is
+    located at the eval key stated beside it."""
+    stated = {fact.pointer: fact.location for fact in facts}
+    found = []
+    if "/eval/every_steps" in stated:
+        found.append(Default("/eval/strategy", "no", "eval_strategy", stated["/eval/every_steps"]))
+    if "/eval/strategy" in stated:
+        where = stated["/eval/strategy"]
+        found.append(
+            Default("/eval/every_steps", None, "eval_steps", where, "/logging/every_steps")
+        )
+    return found
 
 
 def fp32_facts(tree: Tree, file: str) -> list[Fact]:
@@ -191,5 +223,5 @@ FORMAT = Format(
     recognise=recognise,
     parse=parse,
     keys=keys,
-    flags=Flags(cli_facts),
+    flags=Flags(cli_facts, defaults=eval_defaults),
 )

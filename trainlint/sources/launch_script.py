@@ -6,7 +6,7 @@ from ``export``s and command-prefix assignments (``/env``, secrets redacted), an
 command that launches training (``launchers``): its launcher options and the training script's
 flags (``--save_steps 10``), each read by the first format that knows it among those the
 registry says read the flags of that entry point (``flag_readers``), with references to the
-configs it names.
+configs it names and those formats' defaults for what the flags leave unset.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from trainlint.errors import SourceError
 from trainlint.job import Location
 from trainlint.sources import flag_readers, shell
 from trainlint.sources.base import (
+    Default,
     Document,
     Fact,
     Input,
@@ -95,6 +96,7 @@ def parse(file: Input) -> Document:
         facts += launch_facts(launch, header_facts, script, file.path)
         doc.references = launch_references(launch, file.path)
         doc.overrides = program_overrides(launch.program, file.path)
+        doc.defaults = program_defaults(launch, file.path)
     doc.references += script_references(script, file.path)
     doc.references = [_generated(r, script.written) for r in doc.references]
     doc.facts = facts
@@ -396,6 +398,14 @@ def program_facts(
             # an override ``data=coco.yaml`` (its tool resolves it, maybe from a package)
             references.append(Reference(value, where, "config"))
     return facts, references
+
+
+def program_defaults(launch: Launch, file: str) -> list[Default]:
+    """The defaults of the frameworks reading the program's flags, for what its flags leave
+    unset (HF: an ``--eval_steps`` without ``--eval_strategy`` does not evaluate)."""
+    entry = _entry(launch)
+    facts = program_facts(launch.program, file, entry)[0]
+    return [default for flags in flag_readers(entry) for default in flags.defaults(facts)]
 
 
 def program_overrides(words: Sequence[Word], file: str) -> list[Override]:

@@ -3,13 +3,15 @@
 The model is a catalog name (``model_name``), a checkpoint folder named after the Hub id
 (``checkpoint_dir: checkpoints/meta-llama/Meta-Llama-3.1-8B``) or inline dimensions
 (``model_config``); batch sizes, length and intervals live under ``train:`` and ``eval:``.
+
+Default (``Document.defaults``): ``seed`` 1337 when unset, at the top of the file.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from trainlint.sources.base import Document, Fact, Input, Role
+from trainlint.sources.base import Document, Fact, Input, Role, seed_default
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Converter, Rule, describe
@@ -135,6 +137,8 @@ def parse(file: Input) -> Document:
     doc.unknown_keys = near_misses(tree, KNOWN_KEYS, name, file.path)
     doc.unknown_keys += near_misses(tree, TRAIN_KEYS, name, file.path, ("train",))
     doc.unknown_keys += near_misses(tree, EVAL_KEYS, name, file.path, ("eval",))
+    # LitGPT's seed
+    doc.defaults = [seed_default(1337, "seed", file.path)]
     return doc
 
 

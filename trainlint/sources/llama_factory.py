@@ -5,6 +5,9 @@ own model, data and fine-tuning keys, the Megatron-Core mode, the v1 schema (``m
 The HF keys are read through hf_trainer's table, so ``save_steps`` means the same in both.
 LLaMA-Factory turns gradient checkpointing on unless ``disable_gradient_checkpointing`` is set;
 only a stated value is a fact. ``finetuning_type: full`` is no PEFT (no fact).
+
+Defaults (``Document.defaults``): TrainingArguments' ``seed`` 42 at the top of the file, and
+its eval defaults beside the eval keys (see hf_trainer).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from trainlint.sources import hf_trainer
-from trainlint.sources.base import Document, Input, Role
+from trainlint.sources.base import Document, Input, Role, seed_default
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Rule, describe
@@ -117,8 +120,11 @@ def _is_dataset_file(data: dict[str, Any]) -> bool:
 
 def parse(file: Input) -> Document:
     if _is_dataset_file(file.mapping):
-        return Document(file.path, name, recognise(file), role)
+        return Document(
+            file.path, name, recognise(file), role, defaults=[seed_default(42, "seed", file.path)]
+        )
     doc = flat.document(file, name, role, recognise(file), TABLE, {(): KNOWN_KEYS})
+    doc.defaults = [seed_default(42, "seed", file.path), *hf_trainer.eval_defaults(doc.facts)]
     tree = flat.plain(file.trees[0])
     dist_config = tree.data.get("dist_config") if isinstance(tree.data, dict) else None
     dist = _dist(dist_config.get("name")) if isinstance(dist_config, dict) else None

@@ -3,6 +3,9 @@
 The trainer block is Lightning's Trainer, checkpointing and loggers live in ``exp_manager``, and
 Megatron LLM configs size the model and its parallelism under ``model``. ``${model.x}`` and
 ``${.x}`` copies of a value of the same file are resolved; any other ``${...}`` is unknown.
+
+Default (``Document.defaults``): ``model.seed`` 1234 (Megatron's) when unset, at the top
+of the file.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from trainlint.job import Location, UnknownKey
-from trainlint.sources.base import Document, Fact, Input, Role, typos
+from trainlint.sources.base import Document, Fact, Input, Role, seed_default, typos
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Rule, describe, facts_from_table
@@ -167,6 +170,8 @@ def parse(file: Input) -> Document:
     doc.facts = _megatron_accumulation(facts_from_table(tree, TABLE, file.path), tree)
     doc.facts += _reporters(tree, file.path)
     doc.unknown_keys = _near_misses(written, file.path)
+    # NeMo's seed (Megatron's)
+    doc.defaults = [seed_default(1234, "model.seed", file.path)]
     return doc
 
 

@@ -4,6 +4,8 @@
 and a plain or underscored integer (steps). Of the three checkpoint series (sharded,
 unsharded, ephemeral) the most frequent one sets the checkpoint interval, since it is the one
 whose overhead dominates. ``${save_interval}``-style copies within the file are resolved.
+
+Default (``Document.defaults``): ``seed`` 6198 when unset, at the top of the file.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import re
 from typing import Any
 
 from trainlint.job import Location
-from trainlint.sources.base import Document, Fact, Input, Role, typos
+from trainlint.sources.base import Document, Fact, Input, Role, seed_default, typos
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Rule, describe, facts_from_table
@@ -170,6 +172,8 @@ def parse(file: Input) -> Document:
         *typos.near_misses(written, TRAIN_KEYS, name, file.path),
         *typos.near_misses(written, MODEL_KEYS, name, file.path, ("model",)),
     ]
+    # OLMo's TrainConfig seed
+    doc.defaults = [seed_default(6198, "seed", file.path)]
     return doc
 
 

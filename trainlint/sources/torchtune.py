@@ -3,6 +3,9 @@
 The model size lives in the builder name (``torchtune.models.llama3_1.lora_llama3_1_70b``), the
 GPU count only on the ``tune run --nproc_per_node`` line, and the checkpointer saves once per
 epoch unless a recipe asks for steps. ``${...}`` interpolations are unknown.
+
+Default (``Document.defaults``): no ``seed`` (null or unset) draws a random seed each run;
+located at the top of the file.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import itertools
 import re
 from typing import Any
 
-from trainlint.sources.base import Document, Fact, Input, Role
+from trainlint.sources.base import Document, Fact, Input, Role, seed_default
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Rule, describe, lookup
@@ -214,6 +217,8 @@ def parse(file: Input) -> Document:
     doc.facts = table_facts(tree.data, TABLE, locate)
     doc.facts += _max_steps(tree.data, locate) + _checkpoint_default(tree.data, locate)
     doc.unknown_keys = near_misses(tree, KNOWN_KEYS, name, file.path)
+    # no seed: torchtune draws a random one each run
+    doc.defaults = [seed_default(None, "seed", file.path)]
     return doc
 
 

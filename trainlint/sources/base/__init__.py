@@ -52,14 +52,27 @@ class Fact:
 @dataclass(frozen=True)
 class Default:
     """A framework's default for a key the file leaves unset: the value the run then uses
-    (None: a value the framework picks each run, such as a random seed), the key a user would
-    set to change it, and where that key would go. Never a stated fact: it makes no file a
-    job and no estimate declared, and a job keeps it apart from its facts (``Job.defaults``)."""
+    (None: a value the framework picks each run, such as a random seed) or the pointer whose
+    value it takes (``same_as``), the key a user would set to change it, and where that key
+    would go. Never a stated fact: it makes no file a job and no estimate declared, and a job
+    keeps it apart from its facts (``Job.defaults``)."""
 
     pointer: str
-    value: Any
+    value: str | int | float | bool | None
     key: str
     location: Location
+    same_as: str | None = None
+
+
+def top_of(path: str) -> Location:
+    """Where a key a file leaves unset would go, for a default with no better place."""
+    return Location(file=path, line=1, column=1)
+
+
+def seed_default(value: int | None, key: str, file: str) -> Default:
+    """The framework's seed for a file that sets none (None: it draws a random seed each
+    run), located at the top of the file, where a user adds ``key``."""
+    return Default("/training/seed", value, key, top_of(file))
 
 
 @dataclass(frozen=True)
