@@ -4,7 +4,7 @@ SourceError escapes ``parse_script``, and what expansion hands out stays within 
 Each script seeds a value, then chains assignments that reuse earlier variables
 (``B=$A$A…``, ``${A:-$B}``, ``A+=$A``, arrays spread with ``"${A[@]}"``, ``export A``,
 assignments in branches) and commands that expand them (``echo $A $A``, ``bash -c "$A"``).
-The bound is the documented one (``shell_words.Budget``): the words and values handed out
+The bound is the documented one (``shell.words.Budget``): the words and values handed out
 hold at most the script's own text twice over plus the budget; nothing is measured in time.
 """
 

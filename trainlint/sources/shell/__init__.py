@@ -1,10 +1,13 @@
 """A static reader of bash scripts: commands, assignments and comments with exact positions.
 
 Built on tree-sitter-bash (error-tolerant; keeps arrays, ``[[ ]]``, heredocs, functions). The
-script is walked in text order with a variable table (``shell_walk``), so each command's words
-are expanded (``shell_words``) with the values in force where it appears. Nothing is executed.
+script is walked in text order with a variable table (``shell.walk``), so each command's words
+are expanded (``shell.words``) with the values in force where it appears. Nothing is executed.
 
-``parse_script(text)`` is the entry point; ``parse_inline`` reads a ``bash -c`` string.
+``parse_script(text)`` is the entry point; ``parse_inline`` reads a ``bash -c`` string. The
+package's other modules read what a script runs: the training launch and its launcher's
+options (``launchers``, ``launcher_options``), SLURM options (``slurm``) and launch commands
+embedded in YAML (``embedded``).
 """
 
 from __future__ import annotations
@@ -75,7 +78,7 @@ def parse_script(
     """Read a bash script; ``environ``/``prefixes`` name variables set outside it.
 
     Expansion may outgrow the text by ``budget_base`` plus ``PER_CHARACTER`` characters per
-    character of it (``shell_words.Budget``); past that, values are unknown.
+    character of it (``shell.words.Budget``); past that, values are unknown.
     """
     check_size(text)
     root = _parser().parse(_ascii(text)).root_node

@@ -7,6 +7,10 @@ exhaust memory (an alias "billion laughs" expands through the node budget, not t
 A value under a tag the safe loader does not know (GitLab's ``!reference``, CloudFormation's
 ``!Sub``, Ansible's ``!vault``, HyperPyYAML's ``!new:``, ``!!python/...``) is valid YAML of
 another tool: it is kept as an opaque ``Tagged`` value, never constructed and never an error.
+
+The package's modules are what the structured formats share: TOML with positions (``toml``),
+the flat HfArgumentParser-like walk (``flat``), tables over merged data (``located``), and
+OmegaConf interpolation, merging and Hydra defaults lists.
 """
 
 from __future__ import annotations
