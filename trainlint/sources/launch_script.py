@@ -20,7 +20,7 @@ from functools import partial
 
 from trainlint.errors import SourceError
 from trainlint.job import Location
-from trainlint.sources import flag_readers, shell
+from trainlint.sources import all_sources, flag_readers, shell
 from trainlint.sources.base import (
     Default,
     Document,
@@ -231,12 +231,17 @@ def keys() -> dict[str, list[str]]:
         "mpirun -n, -npernode, -x": ["/resources/world_size", "/resources/gpus_per_node", "/env"],
         "CUDA_VISIBLE_DEVICES": ["/resources/gpus_per_node"],
         "the launch command": ["/launcher/kind", "/launcher/entrypoint", "/launcher/command"],
-        "flags after the entry script (--save_steps 10)": [
-            "as hf-trainer keys, else as megatron-lm flags"],
+        "flags after the entry script (--save_steps 10)": [_flag_formats()],
         "--config, --config_file, --job.config_file (torchtitan), --deepspeed, "
         "positional *.yaml/*.json/*.toml, bash/srun/sbatch x.sh": [
             "(reference)"],
     }  # fmt: skip
+
+
+def _flag_formats() -> str:
+    """Which formats read a program's flags, in the order a launch line asks them."""
+    names = [fmt.name for fmt in all_sources() if fmt.flags is not None]
+    return "read by " + ", else ".join(names)
 
 
 def _first_statement(script: Script) -> float:

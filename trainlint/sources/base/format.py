@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from trainlint.job import Location
@@ -54,7 +54,7 @@ OverrideFacts = Callable[[str, Any, Location], list[Fact]]
 """A dotted command-line key (``trainer.devices``), its value and where it is written → facts."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Format:
     """One input format. ``recognise`` scores a file 0..1 (the best score reads it);
     ``parse`` turns it into a Document. Both may raise SourceError (e.g. through
@@ -62,20 +62,20 @@ class Format:
 
     name: str
     role: Role
-    doc: str | None
+    doc: str | None = field(repr=False)
     """The module's docstring: its first paragraph is the format's summary in the docs."""
     examples: tuple[str, ...]
     """File names the format reads, as the docs list them."""
     reads: Reads
-    recognise: Callable[[Input], float]
-    parse: Callable[[Input], Document]
-    keys: Callable[[], dict[str, list[str]]]
+    recognise: Callable[[Input], float] = field(repr=False)
+    parse: Callable[[Input], Document] = field(repr=False)
+    keys: Callable[[], dict[str, list[str]]] = field(repr=False)
     """What the format reads → the job-model pointers it sets (docs/formats.md)."""
-    table: Table | None = None
+    table: Table | None = field(default=None, repr=False)
     """Key path → rules: read for a command-line override by its dotted key, unless
     ``overrides`` reads them."""
-    overrides: OverrideFacts | None = None
-    flags: Flags | None = None
+    overrides: OverrideFacts | None = field(default=None, repr=False)
+    flags: Flags | None = field(default=None, repr=False)
     claims: frozenset[str] = frozenset()
     """Top-level keys no other tool accepts: a file with one is this format's whatever keys it
     shares with others. A format reading keys many tools share (HF TrainingArguments) asks the
