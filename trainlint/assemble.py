@@ -10,7 +10,7 @@ its DeepSpeed JSON. Facts merge by precedence (command line > config > DeepSpeed
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from trainlint.derive import derive
 from trainlint.discover import Candidates, resolved
 from trainlint.job import (
+    Default,
     Feature,
     Job,
     Location,
@@ -30,9 +31,10 @@ from trainlint.job import (
     UnresolvedReference,
 )
 from trainlint.read import Workspace, display
-from trainlint.sources import FORCED, _purpose, broken, override_facts
+from trainlint.sources import FORCED, broken, override_facts
 from trainlint.sources.base import PRECEDENCE, RUN_SETTINGS, Document, Fact, Reference, Skipped
-from trainlint.sources.redact import redact_fact
+from trainlint.sources.base import purpose as _purpose
+from trainlint.sources.base.redact import redact_fact
 
 
 def assemble(paths: Iterable[Path], workspace: Workspace | None = None) -> list[Job]:
@@ -195,6 +197,7 @@ def build_job(
         _set(tree, fact.pointer, fact.value)
     job = _validate(tree, winners)  # drops the facts it rejects from ``winners``
     job.provenance = {pointer: fact.location for pointer, fact in winners.items()}
+    job.defaults = _defaults(documents, job.provenance)
     _collect_features(job, features)
     located: dict[str, Sequence[ParseError | UnknownKey | MissingReference]] = {
         "parse_errors": job.parse_errors,
@@ -208,6 +211,24 @@ def build_job(
             )
     derive(job)
     return job
+
+
+def _defaults(documents: Sequence[Document], stated: Collection[str]) -> dict[str, Default]:
+    """The frameworks' defaults for what no file of the job states: the first document's (in
+    job order), a known value before an unknown one (a fixed seed before a random one)."""
+    found: dict[str, Default] = {}
+    for doc in documents:
+        for default in doc.defaults:
+            held = found.get(default.pointer)
+            if default.pointer in stated or (held is not None and held.value is not None):
+                continue
+            if held is None or default.value is not None:
+                where = default.location
+                found[default.pointer] = Default(
+                    value=default.value, same_as=default.same_as, format=doc.format,
+                    key=default.key, file=where.file, line=where.line, column=where.column,
+                )  # fmt: skip
+    return found
 
 
 FEATURES = "/features/"

@@ -35,8 +35,8 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from trainlint.errors import ConfigError, SourceError
 from trainlint.packs.sources import PackSource
-from trainlint.sources._toml import load_toml
 from trainlint.sources.structured import MAX_BYTES, MAX_DEPTH, MAX_NODES, Tagged, Tree, load_yaml
+from trainlint.sources.structured.toml import load_toml
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from trainlint.job import Alternative, Estimates, Job
-from trainlint.sources.annotation import _SCALARS as ANNOTATION_TARGETS
+from trainlint.sources.base.annotation import _SCALARS as ANNOTATION_TARGETS
 
 UNKNOWN = "unknown"
 NO_SOURCE = "-"

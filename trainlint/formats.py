@@ -28,13 +28,13 @@ def catalogue() -> list[FormatInfo]:
     """Every registered format, by name."""
     infos = []
     for source in all_sources():
-        doc = (getattr(source, "__doc__", None) or "").strip()
+        doc = (source.doc or "").strip()
         infos.append(FormatInfo(
             name=source.name,
             role=source.role,
             summary=" ".join(doc.split("\n\n", 1)[0].split()),
-            examples=tuple(getattr(source, "EXAMPLES", ())),
-            keys=dict(source.keys()) if hasattr(source, "keys") else {},
+            examples=source.examples,
+            keys=dict(source.keys()),
         ))  # fmt: skip
     return sorted(infos, key=lambda info: info.name)
 
@@ -48,7 +48,7 @@ def render_markdown() -> str:
         "with its line and column; `(reference)` marks a key that names another file of the job.",
         "Values written as `${...}` interpolations or `auto` are unknown, never taken literally.",
         "Any YAML/JSON file may also carry an `x-trainlint:` block and any file with `#` comments",
-        "`# trainlint: key=value` lines (see `trainlint/sources/annotation.py`).",
+        "`# trainlint: key=value` lines (see `trainlint/sources/base/annotation.py`).",
         "",
         "| format | role | example files |",
         "|---|---|---|",

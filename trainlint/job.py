@@ -204,6 +204,22 @@ class UnresolvedReference(Model):
     reason: str
 
 
+class Default(Model):
+    """A framework's default for a field no file of the job states, kept apart from the facts
+    (it is never stated: it roots no job and no estimate counts it as declared): the value the
+    run uses (None: one the framework picks each run, such as a random seed), or the field it
+    follows (``same_as``: HF's eval_steps is logging_steps), the format whose framework sets
+    it, the key a user would set, and where that key would go."""
+
+    value: str | int | float | bool | None = None
+    same_as: str | None = None
+    format: str
+    key: str
+    file: str
+    line: int = Field(ge=1)
+    column: int = Field(ge=1)
+
+
 class Budget(Model):
     """Spending limits declared for the job (annotations; packs may set defaults)."""
 
@@ -348,6 +364,9 @@ class Job(Model):
     # Pointers whose value trainlint computed from other stated facts (world size from GPUs
     # per node and nodes, accumulation from the global batch): located at what they came from.
     derived: list[str] = Field(default_factory=list)
+    # Frameworks' defaults for pointers no file states (HF Trainer's dataloader_num_workers 0),
+    # for rules to tell a framework's value from a stated one.
+    defaults: dict[str, Default] = Field(default_factory=dict)
     estimates: Estimates = Field(default_factory=Estimates)
     measurements: dict[str, Any] = Field(default_factory=dict)
 

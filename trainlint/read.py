@@ -29,8 +29,8 @@ from trainlint.discover import (
 )
 from trainlint.job import ParseError
 from trainlint.sources import broken, read_document
-from trainlint.sources._workloads import looks_like_training
 from trainlint.sources.base import Document, Input, Reference, Skipped, keep_trainlint_lines
+from trainlint.sources.base.workloads import looks_like_training
 from trainlint.sources.structured import MAX_BYTES
 
 

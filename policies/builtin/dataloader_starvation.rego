@@ -3,8 +3,8 @@
 # description: |
 #   Fires on a GPU job whose data loader has fewer than min_workers worker processes or, when
 #   a probe measured it, whose data wait is above max_data_wait_fraction of the step time. The
-#   worker count is the declared one (dataloader_num_workers, num_workers) or the format's
-#   documented default (default_workers: Hugging Face TrainingArguments defaults to 0). A
+#   worker count is the declared one (dataloader_num_workers, num_workers) or the framework's
+#   documented default (input.defaults: Hugging Face TrainingArguments defaults to 0). A
 #   measurement (measurements.data_wait_fraction) decides instead of the worker count, and
 #   only then does the message claim a cost: the measured wait x the run's cost.
 # related_resources:
@@ -84,25 +84,19 @@ _wait := input.measurements.data_wait_fraction if is_number(input.measurements.d
 
 _declared if is_number(input.data.num_workers)
 
-_workers := input.data.num_workers if _declared
-else := params.default_workers[_default_source.format] if _default_source
-
-# The first source whose format documents a default worker count (the job left it unset).
-_defaulting := [s |
-	some s in input.sources
-	is_string(s.format)
-	is_number(object.get(params.default_workers, s.format, null))
-]
-
-_default_source := _defaulting[0] if {
+# The framework's documented default, when no file states a worker count (HF Trainer: 0).
+_framework := input.defaults["/data/num_workers"] if {
 	not _declared
-	count(_defaulting) > 0
+	is_number(input.defaults["/data/num_workers"].value)
 }
+
+_workers := input.data.num_workers if _declared
+else := _framework.value if _framework
 
 _workers_text := concat("", [fmt.plural(_workers, "data loader worker"), " (declared)"]) if {
 	_declared
 } else := concat("", [
-	fmt.plural(_workers, "data loader worker"), " (not set: the ", _default_source.format,
+	fmt.plural(_workers, "data loader worker"), " (not set: the ", _framework.format,
 	" default)",
 ]) if {
 	is_number(_workers)
@@ -153,13 +147,13 @@ _waste := {"waste": {"gpu_hours": _gpu_hours, "usd": _usd}} if is_number(_usd)
 else := {}
 
 # The declared count, else the batch size (where loader settings belong) or the top of the
-# file whose format leaves the count at its default.
+# file whose framework leaves the count at its default.
 _pointer := "/data/num_workers" if _declared
 else := "/training/micro_batch_size" if {
-	_default_source
-	input.provenance["/training/micro_batch_size"].file == _default_source.path
+	_framework
+	input.provenance["/training/micro_batch_size"].file == _framework.file
 } else := _top_of_default_file if {
-	_default_source
+	_framework
 	_top_of_default_file
 } else := "/data/num_workers"
 
@@ -168,5 +162,5 @@ _top_of_default_file := _in_default_file[0][2] if count(_in_default_file) > 0
 _in_default_file := sort([[loc.line, loc.column, p] |
 	some p
 	loc := input.provenance[p]
-	loc.file == _default_source.path
+	loc.file == _framework.file
 ])

@@ -22,24 +22,34 @@ test_declared_zero_workers_fires_without_cost if {
 	}}
 }
 
-test_format_default_when_unset if {
-	job := object.union(_job, {"data": {"num_workers": null}})
+_hf_default := {"/data/num_workers": {
+	"value": 0, "format": "hf-trainer", "key": "dataloader_num_workers",
+	"file": "train.yaml", "line": 1, "column": 1,
+}}
+
+test_framework_default_when_unset if {
+	job := object.union(_job, {"data": {"num_workers": null}, "defaults": _hf_default})
 	some f in findings with input as job
 	startswith(f.message, "0 data loader workers (not set: the hf-trainer default) on 8 GPUs")
 	f.pointer == "/training/micro_batch_size"
 }
 
 test_top_of_the_file_without_a_batch_size if {
-	job := object.union(_job, {"data": {"num_workers": null}, "provenance": {"/training/micro_batch_size": {"file": "other.yaml"}}})
+	job := object.union(_job, {
+		"data": {"num_workers": null}, "defaults": _hf_default,
+		"provenance": {"/training/micro_batch_size": {"file": "other.yaml"}},
+	})
 	some f in findings with input as job
 	f.pointer == "/model/name"
 }
 
-test_no_default_for_other_formats if {
-	job := object.union(_job, {
-		"data": {"num_workers": null},
-		"sources": [{"path": "run.sh", "format": "launch-script", "role": "entrypoint"}],
-	})
+test_no_default_when_no_framework_states_one if {
+	job := object.union(_job, {"data": {"num_workers": null}})
+	count(findings) == 0 with input as job
+}
+
+test_a_stated_count_beats_the_default if {
+	job := object.union(_job, {"data": {"num_workers": 4}, "defaults": _hf_default})
 	count(findings) == 0 with input as job
 }
 

@@ -2,9 +2,10 @@
 # title: eval-too-frequent
 # description: |
 #   Fires when evaluation runs every 1 to min_eval_every_steps - 1 steps on a run of at least
-#   min_run_steps steps; the message gives the number of evaluations per run. Formats with
-#   Hugging Face TrainingArguments semantics (hf_formats) only evaluate by steps with
-#   eval_strategy "steps", and there eval_steps defaults to logging_steps. The cost of one
+#   min_run_steps steps; the message gives the number of evaluations per run. Where no file
+#   states the strategy or the interval, the framework's default counts (input.defaults):
+#   Hugging Face TrainingArguments evaluate by steps only with eval_strategy "steps" (the
+#   default is "no"), and there eval_steps defaults to logging_steps. The cost of one
 #   evaluation is not known from the configuration: it is assumed to be eval_cost_steps
 #   training steps (the message says "assumed"), and the waste is the evaluations beyond one
 #   every min_eval_every_steps steps.
@@ -65,34 +66,25 @@ _applies if {
 	_steps >= params.min_run_steps
 }
 
+# The stated strategy, else the framework's default (HF TrainingArguments: "no").
 _strategy := lower(input.eval.strategy) if is_string(input.eval.strategy)
-
-# The format of the file that set a job field.
-_eval_format_of(pointer) := s.format if {
-	some s in input.sources
-	s.path == input.provenance[pointer].file
-}
-
-# eval_steps only matters with eval_strategy "steps" in Hugging Face-like formats.
-_eval_hf_set(pointer) if _eval_format_of(pointer) in params.hf_formats
+else := input.defaults["/eval/strategy"].value if is_string(input.defaults["/eval/strategy"].value)
 
 _by_steps if _strategy == "steps"
 
-_by_steps if {
-	not is_string(input.eval.strategy)
-	not _eval_hf_set("/eval/every_steps")
-}
+# Without a strategy, stated or default, a format evaluates at its interval.
+_by_steps if not _strategy
 
 _declared := input.eval.every_steps if {
 	is_number(input.eval.every_steps)
 	_by_steps
 }
 
-# Hugging Face: eval_steps defaults to logging_steps when evaluating by steps.
+# The framework's default interval is the logging interval (HF: eval_steps is logging_steps).
 _from_logging if {
 	not is_number(input.eval.every_steps)
 	_strategy == "steps"
-	_eval_hf_set("/eval/strategy")
+	input.defaults["/eval/every_steps"].same_as == "/logging/every_steps"
 	is_number(input.logging.every_steps)
 }
 

@@ -23,8 +23,17 @@ test_states_evaluations_assumed_cost_and_fix if {
 	}}
 }
 
+# What HF TrainingArguments leave unset: no evaluation by steps, eval_steps = logging_steps.
+_hf := {"format": "hf-trainer", "file": "train.yaml", "line": 9, "column": 1}
+
+_hf_strategy := {"/eval/strategy": object.union(_hf, {"value": "no", "key": "eval_strategy"})}
+
+_hf_interval := {"/eval/every_steps": object.union(_hf, {
+	"value": null, "same_as": "/logging/every_steps", "key": "eval_steps",
+})}
+
 test_hf_eval_steps_need_the_steps_strategy if {
-	job := object.union(_job, {"eval": {"strategy": null}})
+	job := object.union(_job, {"eval": {"strategy": null}, "defaults": _hf_strategy})
 	count(findings) == 0 with input as job
 }
 
@@ -33,7 +42,12 @@ test_hf_eval_strategy_no if {
 	count(findings) == 0 with input as job
 }
 
-test_other_formats_evaluate_by_interval if {
+test_a_stated_strategy_beats_the_default if {
+	job := object.union(_job, {"defaults": _hf_strategy})
+	count(findings) == 1 with input as job
+}
+
+test_without_a_default_strategy_formats_evaluate_by_interval if {
 	job := object.union(_job, {
 		"eval": {"strategy": null},
 		"sources": [{"path": "train.yaml", "format": "gpt-neox", "role": "config"}],
@@ -42,9 +56,17 @@ test_other_formats_evaluate_by_interval if {
 }
 
 test_hf_eval_steps_default_to_logging_steps if {
-	job := object.union(_job, {"eval": {"every_steps": null}, "logging": {"every_steps": 5}})
+	job := object.union(_job, {
+		"eval": {"every_steps": null}, "logging": {"every_steps": 5}, "defaults": _hf_interval,
+	})
 	some f in findings with input as job
 	startswith(f.message, "evaluation every 5 steps (eval_steps unset: logging_steps): 4,000 evaluations")
+	f.pointer == "/logging/every_steps"
+}
+
+test_no_logging_interval_without_the_default if {
+	job := object.union(_job, {"eval": {"every_steps": null}, "logging": {"every_steps": 5}})
+	count(findings) == 0 with input as job
 }
 
 test_share_of_the_run if {

@@ -1,12 +1,12 @@
 # METADATA
 # title: no-seed
 # description: |
-#   Fires when a job sets no random seed (training.seed unknown) and one of its formats then
-#   draws a fresh random seed (params.random_by_default). Those are torchtune `seed: null`,
-#   torchtitan's seed and LightningCLI `seed_everything: true`; formats whose framework falls
-#   back to a fixed seed (params.fixed_defaults: HF Trainer, TRL, LLaMA-Factory and axolotl
-#   through TrainingArguments' 42, LitGPT 1337, OLMo 6198, GPT-NeoX and NeMo 1234) never fire:
-#   their default is a seed. The message names the file and the key to set.
+#   Fires when a job sets no random seed (training.seed unknown) and its framework then
+#   draws a fresh random seed (its default seed in input.defaults has no value).
+#   Those are torchtune `seed: null`, torchtitan's seed and LightningCLI `seed_everything:
+#   true`; frameworks that fall back to a fixed seed (HF Trainer, TRL, LLaMA-Factory and
+#   axolotl through TrainingArguments' 42, LitGPT 1337, OLMo 6198, GPT-NeoX and NeMo 1234)
+#   never fire: their default is a seed. The message names the file and the key to set.
 # related_resources:
 #   - ref: https://pytorch.org/docs/stable/notes/randomness.html
 #     description: PyTorch reproducibility notes; seeding is the first requirement.
@@ -45,8 +45,6 @@ package trainlint.rules.no_seed
 
 import rego.v1
 
-params := data.trainlint.params.no_seed
-
 findings contains finding if {
 	_applies
 	finding := {"message": _message, "pointer": "/training/seed"}
@@ -54,19 +52,17 @@ findings contains finding if {
 
 _applies if {
 	not is_number(input.training.seed)
-	count(_random) > 0
-	count(_fixed) == 0
+	_random
 }
 
-# Sources whose format draws a random seed when none is set, and those that fix one.
-_random := [source | some source in input.sources; params.random_by_default[source.format]]
-
-_fixed := [source | some source in input.sources; params.fixed_defaults[source.format]]
+# The framework's default seed when no file sets one: none (null) means a new random seed on
+# every run; a fixed default (HF Trainer's 42) is a seed.
+_random := input.defaults["/training/seed"] if is_null(input.defaults["/training/seed"].value)
 
 _message := concat("", [
-	"no random seed set: ", _random[0].format, " draws a new random seed on every run when ",
-	_key, " is not set, so two runs of ", _random[0].path, " differ (initialisation, data order, dropout); set ",
-	_key, " in ", _random[0].path,
+	"no random seed set: ", _random.format, " draws a new random seed on every run when ",
+	_key, " is not set, so two runs of ", _random.file, " differ (initialisation, data order, dropout); set ",
+	_key, " in ", _random.file,
 ]) if _applies
 
-_key := concat("", ["`", params.random_by_default[_random[0].format], "`"]) if _applies
+_key := concat("", ["`", _random.key, "`"]) if _applies

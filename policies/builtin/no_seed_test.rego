@@ -2,9 +2,12 @@ package trainlint.rules.no_seed
 
 import rego.v1
 
+_seedless := {"value": null, "format": "torchtune", "key": "seed", "file": "configs/lora.yaml", "line": 1, "column": 1}
+
 _job := {
 	"sources": [{"path": "configs/lora.yaml", "format": "torchtune", "role": "config"}],
 	"training": {"seed": null},
+	"defaults": {"/training/seed": _seedless},
 }
 
 test_torchtune_without_seed if {
@@ -19,17 +22,12 @@ test_quiet_with_a_seed if {
 	count(findings) == 0 with input as object.union(_job, {"training": {"seed": 0}})
 }
 
-test_quiet_for_hf_trainer_whose_default_is_42 if {
-	job := {"sources": [{"path": "sft.yaml", "format": "hf-trainer"}], "training": {}}
-	count(findings) == 0 with input as job
+test_quiet_for_a_fixed_default_seed if {
+	fixed := object.union(_seedless, {"value": 42, "format": "hf-trainer", "file": "sft.yaml"})
+	count(findings) == 0 with input as object.union(_job, {"defaults": {"/training/seed": fixed}})
 }
 
-test_quiet_when_a_fixed_default_format_is_in_the_job if {
-	sources := array.concat(_job.sources, [{"path": "sft.yaml", "format": "llama-factory"}])
-	count(findings) == 0 with input as object.union(_job, {"sources": sources})
-}
-
-test_quiet_for_formats_without_a_seed_key if {
+test_quiet_without_a_framework_default if {
 	job := {"sources": [{"path": "run.sh", "format": "launch-script"}]}
 	count(findings) == 0 with input as job
 }
@@ -39,7 +37,7 @@ test_quiet_on_an_empty_job if {
 }
 
 test_lightning_names_seed_everything if {
-	job := {"sources": [{"path": "cli.yaml", "format": "lightning"}]}
-	some f in findings with input as job
+	lightning := object.union(_seedless, {"format": "lightning", "key": "seed_everything", "file": "cli.yaml"})
+	some f in findings with input as {"defaults": {"/training/seed": lightning}}
 	contains(f.message, "set `seed_everything` in cli.yaml")
 }

@@ -284,6 +284,8 @@ HUGE_MEASURED = _variant(
 RISKY = _job(
     "risky",
     sources=[{"path": "recipe.yaml", "format": "torchtune", "role": "config"}],
+    defaults={"/training/seed": {"value": None, "format": "torchtune", "key": "seed",
+                                 "file": "recipe.yaml", "line": 1, "column": 1}},
     launcher={"kind": "srun"},
     budget={"usd": 1000.0, "gpu_hours": 300.0},
     resources={"gpu": {"model": "H100-80GB"}, "world_size": 8, "spot": True},

@@ -4,7 +4,7 @@ SourceError escapes ``parse_script``, and what expansion hands out stays within 
 Each script seeds a value, then chains assignments that reuse earlier variables
 (``B=$A$A…``, ``${A:-$B}``, ``A+=$A``, arrays spread with ``"${A[@]}"``, ``export A``,
 assignments in branches) and commands that expand them (``echo $A $A``, ``bash -c "$A"``).
-The bound is the documented one (``shell_words.Budget``): the words and values handed out
+The bound is the documented one (``shell.words.Budget``): the words and values handed out
 hold at most the script's own text twice over plus the budget; nothing is measured in time.
 """
 
@@ -18,7 +18,7 @@ from trainlint.errors import SourceError
 from trainlint.sources import read_document
 from trainlint.sources.base import Document, Input, Skipped
 from trainlint.sources.shell import Script, parse_inline, parse_script
-from trainlint.sources.shell_words import Budget
+from trainlint.sources.shell.words import Budget
 
 NAMES = ["A", "B", "C", "D"]
 

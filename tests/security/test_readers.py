@@ -23,7 +23,7 @@ from trainlint.lint import check
 from trainlint.read import read_file
 from trainlint.sources import read_document
 from trainlint.sources.base import Document, Input
-from trainlint.sources.redact import redact_text, redact_value, secret_name
+from trainlint.sources.base.redact import redact_text, redact_value, secret_name
 from trainlint.sources.shell import Script, Word, parse_inline, parse_script
 
 # A 100,000-character value built in five lines (the per-value cap), then reused.
@@ -90,7 +90,7 @@ def test_an_inline_script_gets_a_budget_in_proportion_to_its_text() -> None:
 
 def test_a_branch_scope_starts_empty_rather_than_copying_every_variable() -> None:
     """12,000 variables then 10,000 ``if`` blocks copied the table 10,000 times (15 s)."""
-    from trainlint.sources.shell_words import Variables
+    from trainlint.sources.shell.words import Variables
 
     table = Variables({f"V{i}": "1" for i in range(1000)})
     scope = table.copy()

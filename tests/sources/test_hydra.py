@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from tests.sources.helpers import near_misses, values
 from trainlint.assemble import assemble
 from trainlint.sources import hydra, lightning, read_document
-from trainlint.sources._located import Unknown
-from trainlint.sources._omegaconf import resolve, split_template
 from trainlint.sources.base import Document, Input
+from trainlint.sources.structured.located import Unknown
+from trainlint.sources.structured.omegaconf import resolve, split_template
 
 CONF = Path(__file__).parent / "fixtures" / "hydra" / "conf"
 

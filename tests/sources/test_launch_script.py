@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 from tests.sources.helpers import FactRow, RefRow, refs, rows
 from trainlint.assemble import assemble
 from trainlint.errors import SourceError
-from trainlint.sources import all_sources, finish, launch_script, read_document, slurm
+from trainlint.sources import all_sources, finish, launch_script, read_document
 from trainlint.sources.base import Document, Input
-from trainlint.sources.redact import secret_name
+from trainlint.sources.base.redact import secret_name
+from trainlint.sources.shell import slurm
 
 SCRIPTS = Path(__file__).parent / "fixtures" / "scripts"
 
@@ -630,7 +631,7 @@ def test_recognise(name: str, text: str, confidence: float) -> None:
 
 
 def test_registry_reads_scripts_as_launch_scripts() -> None:
-    assert launch_script in all_sources()
+    assert launch_script.FORMAT in all_sources()
     doc = read_document(Input("train.sh", (SCRIPTS / "deepspeed_launcher.sh").read_text()))
     assert doc is not None and doc.format == "launch-script"
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from trainlint.job import Location
-from trainlint.sources import _megatron_flags, launch_script, read_document
+from trainlint.sources import launch_script, megatron, read_document
 from trainlint.sources.base import Input
 
 SCRIPT = Path(__file__).parent / "fixtures" / "megatron" / "pretrain_gpt3.sh"
@@ -67,13 +67,13 @@ def test_array_flags_land_with_their_positions() -> None:
     ],
 )
 def test_cli_facts(flag: str, value: Any, expected: list[tuple[str, Any]]) -> None:
-    facts = _megatron_flags.cli_facts(flag, value, HERE)
+    facts = megatron.cli_facts(flag, value, HERE)
     assert [(f.pointer, f.value) for f in facts] == expected
     assert all(f.location == HERE for f in facts)
 
 
 def test_optimizer_flag_is_normalised() -> None:
-    facts = _megatron_flags.cli_facts("--optimizer", "adam", HERE)
+    facts = megatron.cli_facts("--optimizer", "adam", HERE)
     assert {f.pointer: f.value for f in facts} == {
         "/training/optimizer/name": "adam",
         "/training/optimizer/family": "adamw",
@@ -99,6 +99,6 @@ def test_hf_flags_keep_their_hf_meaning() -> None:
 
 
 def test_keys_document_every_flag() -> None:
-    described = _megatron_flags.keys()
+    described = megatron.keys()
     assert described["--save-interval"] == ["/checkpoint/every_steps"]
-    assert len(described) == len(_megatron_flags.FLAGS)
+    assert len(described) == len(megatron.FLAGS)

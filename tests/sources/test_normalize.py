@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from trainlint.sources import normalize as n
-from trainlint.sources.slurm import time_seconds
+from trainlint.sources.base import normalize as n
+from trainlint.sources.shell.slurm import time_seconds
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,8 @@ from trainlint.assemble import assemble
 from trainlint.errors import SourceError
 from trainlint.estimate import estimate
 from trainlint.sources import python_code, read_document
-from trainlint.sources._py_literal import UNKNOWN, Positions, literal
 from trainlint.sources.base import Document, Input, Skipped
+from trainlint.sources.python.literal import UNKNOWN, Positions, literal
 from trainlint.sources.structured import MAX_BYTES
 
 FIXTURES = Path(__file__).parent / "fixtures" / "python"

@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from tests.conftest import CORPUS
 from trainlint.errors import SourceError
-from trainlint.sources import _embedded, finish, skypilot
+from trainlint.sources import finish, skypilot
 from trainlint.sources.base import Document, Input
+from trainlint.sources.shell import embedded
 
 FIXTURES = Path(__file__).parent / "fixtures" / "skypilot"
 
@@ -154,13 +155,13 @@ def test_run_block_positions_survive_blank_lines_and_deeper_indentation() -> Non
     ],
 )
 def test_value_origin(line: str, expected: tuple[int, int]) -> None:
-    assert _embedded.value_origin(f"{line}\n  python x.py\n", 1, 1) == expected
+    assert embedded.value_origin(f"{line}\n  python x.py\n", 1, 1) == expected
 
 
 def test_value_origin_unknown_when_the_key_line_does_not_match() -> None:
-    assert _embedded.value_origin("a: 1\n", 5, 1) is None
-    assert _embedded.value_origin("run\n", 1, 1) is None
-    assert _embedded.value_origin("run: |\n\n", 1, 1) is None
+    assert embedded.value_origin("a: 1\n", 5, 1) is None
+    assert embedded.value_origin("run\n", 1, 1) is None
+    assert embedded.value_origin("run: |\n\n", 1, 1) is None
 
 
 def test_file_mount_mapping() -> None:

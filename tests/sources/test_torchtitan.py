@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from trainlint.discover import discover
 from trainlint.errors import SourceError
 from trainlint.sources import read_document, torchtitan
-from trainlint.sources._toml import load_toml
 from trainlint.sources.base import Document, Input, Skipped
+from trainlint.sources.structured.toml import load_toml
 
 FIXTURES = Path(__file__).parent / "fixtures" / "torchtitan"
 

@@ -1,5 +1,5 @@
-"""What a file no format reads is (sources/_workloads.py) and what a launch is for
-(sources/_purpose.py): templates, trainlint's own output, other tools' broken files, GPU
+"""What a file no format reads is (sources/base/workloads.py) and what a launch is for
+(sources/base/purpose.py): templates, trainlint's own output, other tools' broken files, GPU
 workloads of tools trainlint does not read, and evaluation or serving launches."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from trainlint.sources import read_document
-from trainlint.sources._purpose import purpose, trainish
 from trainlint.sources.base import Document, Input, Skipped
+from trainlint.sources.base.purpose import purpose, trainish
 
 
 def outcome(name: str, text: str) -> Document | Skipped:

@@ -1,6 +1,11 @@
-"""Source registry: every module in this folder with ``recognise`` and ``parse`` is a format.
+"""The format registry: every module of this package is one format, declared by its ``FORMAT``.
 
-Adding a format is adding one module here (plus its tests); nothing else lists them.
+Adding a format is adding one module here (with its tests and fixtures); nothing else lists
+formats. Discovery is checked: a module of this package without ``FORMAT = Format(...)`` is an
+error, so what the readers share lives in sub-packages (``base``: the document model and the
+``Format`` contract; ``structured``, ``shell``, ``python``: the readers of YAML/JSON/TOML, bash
+and Python; ``keys``, ``k8s``: key lists and Kubernetes pieces). Formats are consulted in module
+name order, which breaks ties.
 """
 
 from __future__ import annotations
@@ -9,11 +14,10 @@ import importlib
 import pkgutil
 from dataclasses import replace
 from functools import cache
-from typing import cast
+from types import ModuleType
 
 from trainlint.errors import SourceError
 from trainlint.job import ParseError
-from trainlint.sources import _workloads, annotation
 from trainlint.sources.base import (
     RUN_SETTINGS,
     Document,
@@ -21,28 +25,54 @@ from trainlint.sources.base import (
     Input,
     Override,
     Skipped,
-    Source,
+    annotation,
+    workloads,
 )
-from trainlint.sources.redact import redact_fact
-from trainlint.sources.table import facts_for
-
-_HELPERS = {
-    "annotation", "typos", "base", "structured", "table", "normalize", "redact",
-    "shell", "shell_words", "shell_walk", "shell_arith", "slurm", "launchers", "launcher_options",
-}  # fmt: skip
+from trainlint.sources.base.format import Flags, Format
+from trainlint.sources.base.redact import redact_fact
 
 
 @cache
-def all_sources() -> tuple[Source, ...]:
-    """The format modules of this package, in name order (deterministic tie-breaking)."""
-    found = []
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name in _HELPERS or info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        if hasattr(module, "recognise") and hasattr(module, "parse"):
-            found.append(cast(Source, module))
+def all_sources() -> tuple[Format, ...]:
+    """The formats of this package, one per module, in module name order (deterministic
+    tie-breaking)."""
+    modules = sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name)
+    found = [
+        registered(importlib.import_module(f"{__name__}.{info.name}"))
+        for info in modules
+        if not info.ispkg
+    ]
+    names = [fmt.name for fmt in found]
+    if len(set(names)) != len(names):
+        raise TypeError(f"two formats of trainlint.sources share a name: {sorted(names)}")
     return tuple(found)
+
+
+def registered(module: ModuleType) -> Format:
+    """The format a module of this package declares; a module declaring none is a helper in
+    the wrong place (helpers live in the sub-packages)."""
+    declared = vars(module).get("FORMAT")
+    if not isinstance(declared, Format):
+        raise TypeError(
+            f"{module.__name__} declares no FORMAT = Format(...): trainlint/sources/ holds "
+            "formats only, shared code belongs in a sub-package"
+        )
+    return declared
+
+
+def flag_readers(entrypoint: str | None) -> tuple[Flags, ...]:
+    """How the formats that read the flags of ``entrypoint`` (the script or module a launch
+    line runs; None when unknown) read them: the formats that name the entry point first,
+    then those reading any program's flags, each in module name order."""
+    readers = [fmt.flags for fmt in all_sources() if fmt.flags is not None]
+    reading = [flags for flags in readers if flags.reads_flags_of(entrypoint)]
+    return tuple(sorted(reading, key=lambda flags: flags.entrypoints is None))
+
+
+@cache
+def claimed_by_others(name: str) -> frozenset[str]:
+    """The top-level keys other formats claim as theirs alone (``Format.claims``)."""
+    return frozenset(key for fmt in all_sources() if fmt.name != name for key in fmt.claims)
 
 
 def read_document(file: Input, forced: str | None = None) -> Document | Skipped:
@@ -55,22 +85,22 @@ def read_document(file: Input, forced: str | None = None) -> Document | Skipped:
     error kept for a job that references it. A file that looks like a GPU workload of another
     tool is skipped with the ``Workload`` TL907 reports.
     """
-    own = _workloads.own_output(file)
+    own = workloads.own_output(file)
     if own is not None:
         return Skipped(file.path, own)
     if forced is not None:
         return _read_forced(file, forced)
     try:
         invalid = _syntax_error(file)
-        template = _workloads.template_kind(file, parses=invalid is None)
+        template = workloads.template_kind(file, parses=invalid is None)
         if template is not None:
-            return replace(_workloads.skipped_template(file, template), error=invalid)
+            return replace(workloads.skipped_template(file, template), error=invalid)
         scored = [(source.recognise(file), index) for index, source in enumerate(all_sources())]
     except SourceError as exc:
         return _unreadable(file, exc)
     confidence, best = max(scored, default=(0.0, -1))
     if confidence <= 0:
-        return _workloads.classify(file)
+        return workloads.classify(file)
     try:
         return finish(all_sources()[best].parse(file), file)
     except SourceError as exc:
@@ -90,7 +120,7 @@ def _read_forced(file: Input, forced: str) -> Document:
     error in it is a TL901."""
     source = {source.name: source for source in all_sources()}[forced]
     try:
-        if (file.is_structured or _reads_yaml_or_json(source)) and not file.mapping:
+        if (file.is_structured or source.reads == "mapping") and not file.mapping:
             raise SourceError(f"not a {forced} config: the document is empty or not a mapping")
         doc = source.parse(file)
         doc.confidence = FORCED
@@ -115,17 +145,10 @@ def _unreadable(file: Input, exc: SourceError) -> Document | Skipped:
     shell reader only raises for a file that looks like training code), else skipped with its
     error kept for a job that references it."""
     error = ParseError(file=file.path, line=exc.line, column=exc.column, message=exc.message)
-    if file.suffix == "py" or _workloads.looks_like_training(file):
+    if file.suffix == "py" or workloads.looks_like_training(file):
         return broken(file.path, exc.message, exc.line, exc.column)
     reason = f"not a training config, and not valid in its syntax ({exc.message}, line {exc.line})"
     return Skipped(file.path, reason, error=error)
-
-
-def _reads_yaml_or_json(source: Source) -> bool:
-    """A format whose example files are all YAML/JSON parses a mapping (a shell script or a
-    TOML file forced onto it by the repo config is no such document)."""
-    examples = getattr(source, "EXAMPLES", ())
-    return bool(examples) and all(Input(name, "").is_structured for name in examples)
 
 
 CERTAIN = 0.8
@@ -134,8 +157,9 @@ guess would call another tool's keys typos of its own (dinov2's ``optim`` block 
 
 
 def finish(doc: Document, file: Input) -> Document:
-    """Add the file's trainlint annotations (they win within the file), redact secrets, and
-    keep the typo findings only of a format recognised with certainty."""
+    """Add the file's trainlint annotations (they win within the file), redact secrets, keep
+    the typo findings only of a format recognised with certainty, and the framework defaults
+    only of keys the file leaves unset."""
     if doc.confidence < CERTAIN:
         doc.unknown_keys = []
     facts, errors = annotation.from_comments(file.text, file.path)
@@ -146,8 +170,10 @@ def finish(doc: Document, file: Input) -> Document:
         facts, errors = facts + block_facts, errors + block_errors
     doc.facts = [redact_fact(fact) for fact in [*doc.facts, *facts]]
     doc.errors += errors
+    stated = {fact.pointer for fact in doc.facts}
+    doc.defaults = [default for default in doc.defaults if default.pointer not in stated]
     if doc.workload is None and RUN_SETTINGS.isdisjoint(fact.pointer for fact in doc.facts):
-        doc.workload = _workloads.training_config(file) or _workloads.gpu_request(
+        doc.workload = workloads.training_config(file) or workloads.gpu_request(
             file, f"{doc.format} file requesting GPUs for a workload trainlint cannot read"
         )  # read, yet not understood: reported when the file joins no job
     return doc
@@ -160,16 +186,7 @@ def broken(path: str, message: str, line: int = 1, column: int = 1) -> Document:
 
 
 def override_facts(fmt: str, override: Override) -> list[Fact]:
-    """What a command-line override means to a config of format ``fmt``: the format's own
-    ``override_facts`` if it has one, else its ``TABLE`` looked up by the dotted key."""
-    module = next((s for s in all_sources() if s.name == fmt), None)
-    if module is None:
-        return []
-    custom = getattr(module, "override_facts", None)
-    if callable(custom):
-        return list(custom(override.key, override.value, override.location))
-    table = getattr(module, "TABLE", None)
-    if not isinstance(table, dict):
-        return []
-    path = tuple(part.replace("-", "_") for part in override.key.split("."))
-    return facts_for(table.get(path, []), override.value, override.location)
+    """What a command-line override means to a config of format ``fmt`` (none for a name no
+    format has: an unreadable file's ``unknown``)."""
+    found = next((source for source in all_sources() if source.name == fmt), None)
+    return [] if found is None else found.override_facts(override)

@@ -16,16 +16,15 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from trainlint.sources import _flat
-from trainlint.sources import normalize as n
-from trainlint.sources._flat import words
 from trainlint.sources.base import Document, Input, Role
-from trainlint.sources.structured import Path
-from trainlint.sources.table import Rule, describe
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
+from trainlint.sources.base.table import Rule, describe
+from trainlint.sources.structured import Path, flat
+from trainlint.sources.structured.flat import words
 
 name = "accelerate"
 role: Role = "config"
-EXAMPLES = ("default_config.yaml", "accelerate_configs/zero3.yaml", "fsdp_config.yaml")
 
 _STRATEGIES = {"FSDP": "fsdp", "DEEPSPEED": "deepspeed", "MEGATRON_LM": "megatron"}
 _MULTI = ("MULTI_",)  # MULTI_GPU, MULTI_XPU, MULTI_NPU, ...: torch DDP on that accelerator
@@ -148,12 +147,26 @@ def recognise(file: Input) -> float:
 
 
 def parse(file: Input) -> Document:
-    doc = _flat.document(file, name, role, recognise(file), TABLE, KNOWN)
-    tree = _flat.plain(file.trees[0])
-    doc.references = _flat.references(tree, REFERENCES, file.path)
+    doc = flat.document(file, name, role, recognise(file), TABLE, KNOWN)
+    tree = flat.plain(file.trees[0])
+    doc.references = flat.references(tree, REFERENCES, file.path)
     return doc
 
 
 def keys() -> dict[str, list[str]]:
     """Every key this format reads → the job-model pointers it sets (docs/formats.md)."""
     return describe(TABLE) | {".".join(map(str, path)): ["(reference)"] for path in REFERENCES}
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("default_config.yaml", "accelerate_configs/zero3.yaml", "fsdp_config.yaml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+    claims=frozenset({"distributed_type", "compute_environment"}),
+)

@@ -6,6 +6,8 @@ picks bf16 only on hardware that has it, so it is unknown; ``tf32`` sets the mat
 fp32 training, not a training precision, and is not read. FSDP sharding is stated as the ZeRO
 stage it shards like (see the accelerate format: FULL_SHARD = 3, SHARD_GRAD_OP = 2). FSDP keys
 are read with and without their ``fsdp_`` prefix, as axolotl accepts both.
+
+Default (``Document.defaults``): ``seed`` 42, TrainingArguments', at the top of the file.
 """
 
 from __future__ import annotations
@@ -14,17 +16,17 @@ from collections.abc import Collection
 from typing import Any
 
 from trainlint.catalog import resolve_gpu
-from trainlint.sources import _flat, hf_trainer
-from trainlint.sources import normalize as n
-from trainlint.sources._axolotl_keys import CLOUD, KEYS
+from trainlint.sources import hf_trainer
 from trainlint.sources.accelerate_config import sharding_stage
-from trainlint.sources.base import Document, Fact, Input, Role
-from trainlint.sources.structured import Path, Tree
-from trainlint.sources.table import Rule, Table, describe
+from trainlint.sources.base import Document, Fact, Input, Role, seed_default
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
+from trainlint.sources.base.table import Rule, Table, describe
+from trainlint.sources.keys.axolotl import CLOUD, KEYS
+from trainlint.sources.structured import Path, Tree, flat
 
 name = "axolotl"
 role: Role = "config"
-EXAMPLES = ("examples/llama-3/lora-8b.yml", "qlora.yml", "cloud.yaml")
 
 KNOWN_KEYS = KEYS
 CLOUD_KEYS = CLOUD
@@ -184,7 +186,7 @@ def recognise(file: Input) -> float:
     if not file.is_structured or file.suffix == "json":
         return 0.0
     data = file.mapping
-    marks = _flat.keys_of(data, _MARKS)
+    marks = flat.keys_of(data, _MARKS)
     if "base_model" in data and marks:
         return 0.95
     if marks >= 3:
@@ -196,16 +198,20 @@ def recognise(file: Input) -> float:
 
 def _is_cloud(data: dict[str, Any]) -> bool:
     context = ("provider", "project_name", "secrets", "volumes", "timeout", "node_count")
-    return "gpu" in data and "gpu_count" in data and _flat.keys_of(data, context) > 0
+    return "gpu" in data and "gpu_count" in data and flat.keys_of(data, context) > 0
 
 
 def parse(file: Input) -> Document:
+    seed = seed_default(42, "seed", file.path)  # TrainingArguments', which axolotl passes on
     if _is_cloud(file.mapping) and "base_model" not in file.mapping:
-        return _flat.document(file, name, role, recognise(file), CLOUD_TABLE, {(): CLOUD_KEYS})
+        cloud = flat.document(file, name, role, recognise(file), CLOUD_TABLE, {(): CLOUD_KEYS})
+        cloud.defaults = [seed]
+        return cloud
     known: dict[Path, Collection[str]] = {(): KNOWN_KEYS | CLOUD_KEYS}
-    doc = _flat.document(file, name, role, recognise(file), TABLE, known)
-    tree = _flat.plain(file.trees[0])
-    doc.references = _flat.references(tree, REFERENCES, file.path)
+    doc = flat.document(file, name, role, recognise(file), TABLE, known)
+    doc.defaults = [seed]
+    tree = flat.plain(file.trees[0])
+    doc.references = flat.references(tree, REFERENCES, file.path)
     doc.facts += _reporters(tree, file.path)
     return doc
 
@@ -225,7 +231,7 @@ def _reporters(tree: Tree, file: str) -> list[Fact]:
     if not found:
         return []
     first = min(found, key=lambda key: tree.span((key,)))
-    return [Fact("/logging/reporters", list(found.values()), _flat.location(tree, (first,), file))]
+    return [Fact("/logging/reporters", list(found.values()), flat.location(tree, (first,), file))]
 
 
 def keys() -> dict[str, list[str]]:
@@ -234,3 +240,22 @@ def keys() -> dict[str, list[str]]:
     reporters = {key: ["/logging/reporters"] for key in _REPORTERS}
     return describe(table) | reporters | {"deepspeed": ["/training/parallelism/strategy",
                                                         "(reference)"]}  # fmt: skip
+
+
+# Keys only axolotl accepts: a file with one is axolotl's, whatever HF keys it shares.
+CLAIMS = frozenset({
+    "base_model", "micro_batch_size", "sequence_len", "adapter", "datasets", "saves_per_epoch",
+})  # fmt: skip
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("examples/llama-3/lora-8b.yml", "qlora.yml", "cloud.yaml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+    claims=CLAIMS,
+)

@@ -9,16 +9,15 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from trainlint.sources import _flat
-from trainlint.sources import normalize as n
-from trainlint.sources._deepspeed_keys import TOP_LEVEL, ZERO
 from trainlint.sources.base import Document, Input, Role
-from trainlint.sources.structured import Path
-from trainlint.sources.table import Rule, describe
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
+from trainlint.sources.base.table import Rule, describe
+from trainlint.sources.keys.deepspeed import TOP_LEVEL, ZERO
+from trainlint.sources.structured import Path, flat
 
 name = "deepspeed"
 role: Role = "deepspeed"
-EXAMPLES = ("ds_config.json", "zero3.json", "ds_z2_offload.json")
 
 
 def _offloaded(value: Any) -> bool | None:
@@ -117,6 +116,19 @@ def parse(file: Input) -> Document:
     ``zero_optimization`` (DeepSpeed ignores unknown keys, so ``zero_optimisation`` silently
     trains without ZeRO)."""
     if _is_bert_schedule(file.mapping) and not set(file.mapping) & _DISTINCTIVE:
-        return _flat.document(file, name, "config", recognise(file), BERT_TABLE, {})
+        return flat.document(file, name, "config", recognise(file), BERT_TABLE, {})
     known: dict[Path, Collection[str]] = {(): KNOWN_KEYS, ("zero_optimization",): ZERO_KEYS}
-    return _flat.document(file, name, role, recognise(file), TABLE, known)
+    return flat.document(file, name, role, recognise(file), TABLE, known)
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("ds_config.json", "zero3.json", "ds_z2_offload.json"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+)

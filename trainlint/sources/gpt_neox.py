@@ -4,6 +4,9 @@ NeoX accepts ``train_iters`` and ``train-iters`` alike (it replaces ``-`` by ``_
 keys are matched in their snake form while facts keep the position of the key as written. The
 files of one job are tied together by the launch script that names them; the DeepSpeed blocks
 (``zero_optimization``, ``fp16``, ``optimizer``) live inside the same file.
+
+Default (``Document.defaults``): ``seed`` 1234 (Megatron's) when unset, at the top of the
+file.
 """
 
 from __future__ import annotations
@@ -11,15 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from trainlint.job import Location, UnknownKey
-from trainlint.sources import normalize as n
-from trainlint.sources import typos
-from trainlint.sources.base import Document, Fact, Input, Role
+from trainlint.sources.base import Document, Fact, Input, Role, seed_default, typos
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
+from trainlint.sources.base.table import Rule, describe, facts_from_table
 from trainlint.sources.structured import Path, Tree
-from trainlint.sources.table import Rule, describe, facts_from_table
 
 name = "gpt-neox"
 role: Role = "config"
-EXAMPLES = ("configs/125M.yml", "configs/local_setup.yml", "configs/20B.yml")
 
 
 def _always(result: Any) -> Any:
@@ -191,6 +193,8 @@ def parse(file: Input) -> Document:
         facts = [fact for fact in facts if fact.pointer != "/checkpoint/every_steps"]
     doc.facts = facts + _reporters(tree, file.path)
     doc.unknown_keys = _near_misses(written, file.path)
+    # GPT-NeoX's seed (Megatron's)
+    doc.defaults = [seed_default(1234, "seed", file.path)]
     return doc
 
 
@@ -229,3 +233,16 @@ def keys() -> dict[str, list[str]]:
     return describe(TABLE) | {
         "tensorboard_dir, use_wandb, wandb_project, wandb_team": ["/logging/reporters"]
     }
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("configs/125M.yml", "configs/local_setup.yml", "configs/20B.yml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+)

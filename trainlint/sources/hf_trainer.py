@@ -1,24 +1,33 @@
 """Hugging Face ``TrainingArguments`` as YAML or JSON (also TRL and alignment-handbook recipes).
 
-The same table serves command-line flags (``--save_steps 10``) through ``cli_facts``, so a key
-means one thing whether it is written in a file or on a launch line.
+The same table reads the flags of any program a launch line runs (``--save_steps 10``,
+``Format.flags``), so a key means one thing whether it is written in a file or on a launch
+line. Many tools share these keys: a file with a key another format claims (axolotl's
+``base_model``, LLaMA-Factory's ``stage``) is that format's, whatever HF keys it also has.
+
+Defaults the Trainer uses for keys a file leaves unset (``Document.defaults``): ``seed`` 42 and
+``dataloader_num_workers`` 0, located at the top of the file where a user adds the key; and,
+on a file or a launch line, ``eval_strategy`` ``no`` beside an ``eval_steps`` (no evaluation
+by steps without ``eval_strategy: steps``) and ``eval_steps`` = ``logging_steps`` beside an
+``eval_strategy``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from trainlint.job import Location
-from trainlint.sources import _flat
-from trainlint.sources import normalize as n
-from trainlint.sources._hf_keys import KNOWN_KEYS as KNOWN_KEYS
-from trainlint.sources.base import Document, Fact, Input, Reference, Role
-from trainlint.sources.structured import Path, Tree
-from trainlint.sources.table import Rule, describe, facts_for
+from trainlint.sources import claimed_by_others
+from trainlint.sources.base import Default, Document, Fact, Input, Reference, Role, top_of
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Flags, Format
+from trainlint.sources.base.table import Rule, describe, facts_for
+from trainlint.sources.keys.hf_trainer import KNOWN_KEYS as KNOWN_KEYS
+from trainlint.sources.structured import Path, Tree, flat
 
 name = "hf-trainer"
 role: Role = "config"
-EXAMPLES = ("config_full.yaml", "sft.yaml", "training_args.json")
 
 
 def _strategy(value: Any) -> str | None:
@@ -98,13 +107,6 @@ _DISTINCTIVE = {
     "warmup_ratio", "optim", "logging_strategy", "per_device_eval_batch_size",
 }  # fmt: skip
 _GENERIC = {"output_dir", "learning_rate", "num_train_epochs", "gradient_accumulation_steps"}
-# Keys HfArgumentParser would reject, each the mark of a format built on HF-like keys
-# (axolotl, LLaMA-Factory, accelerate): such a file is theirs, whatever HF keys it shares.
-_FOREIGN = {
-    "base_model", "micro_batch_size", "sequence_len", "adapter", "datasets", "saves_per_epoch",
-    "stage", "finetuning_type", "cutoff_len", "template", "distributed_type",
-    "compute_environment",
-}  # fmt: skip
 # Never 1.0: a format with its own marks (axolotl, LLaMA-Factory score 0.95) wins over the
 # HF keys it shares, and ties go to the later module name, which hf_trainer often is.
 _MAX = 0.9
@@ -132,7 +134,7 @@ def recognise(file: Input) -> float:
     score = min(_MAX, 0.5 + 0.1 * (distinctive + generic))
     if keys & _UNMISTAKABLE:
         score = max(score, 0.8)
-    return min(score, 0.3) if keys & _FOREIGN else score
+    return min(score, 0.3) if keys & claimed_by_others(name) else score
 
 
 def table() -> dict[Path, list[Rule]]:
@@ -140,12 +142,37 @@ def table() -> dict[Path, list[Rule]]:
 
 
 def parse(file: Input) -> Document:
-    doc = _flat.document(file, name, role, recognise(file), table(), {(): KNOWN_KEYS})
-    tree = _flat.plain(file.trees[0])
+    doc = flat.document(file, name, role, recognise(file), table(), {(): KNOWN_KEYS})
+    tree = flat.plain(file.trees[0])
     refs: dict[Path, Role] = {(key,): ref_role for key, ref_role in REFERENCE_KEYS.items()}
-    doc.references = _flat.references(tree, refs, file.path)
+    doc.references = flat.references(tree, refs, file.path)
     doc.facts += fp32_facts(tree, file.path)
+    doc.defaults = [*defaults(file.path), *eval_defaults(doc.facts)]
     return doc
+
+
+def defaults(file: str) -> list[Default]:
+    """The Trainer's seed and data loader workers when the file sets none."""
+    return [
+        Default("/training/seed", 42, "seed", top_of(file)),
+        Default("/data/num_workers", 0, "dataloader_num_workers", top_of(file)),
+    ]
+
+
+def eval_defaults(facts: Sequence[Fact]) -> list[Default]:
+    """TrainingArguments evaluates every ``eval_steps`` only with ``eval_strategy: steps``
+    (default ``no``), and ``eval_steps`` defaults to ``logging_steps``: each default is
+    located at the eval key stated beside it."""
+    stated = {fact.pointer: fact.location for fact in facts}
+    found = []
+    if "/eval/every_steps" in stated:
+        found.append(Default("/eval/strategy", "no", "eval_strategy", stated["/eval/every_steps"]))
+    if "/eval/strategy" in stated:
+        where = stated["/eval/strategy"]
+        found.append(
+            Default("/eval/every_steps", None, "eval_steps", where, "/logging/every_steps")
+        )
+    return found
 
 
 def fp32_facts(tree: Tree, file: str) -> list[Fact]:
@@ -156,7 +183,7 @@ def fp32_facts(tree: Tree, file: str) -> list[Fact]:
     flags = [n.to_bool(data.get(key)) for key in ("bf16", "fp16")]
     if flags != [False, False] or n.to_bool(data.get("tf32")) is True:
         return []
-    where = max((_flat.location(tree, (key,), file) for key in ("bf16", "fp16")),
+    where = max((flat.location(tree, (key,), file) for key in ("bf16", "fp16")),
                 key=lambda at: (at.line, at.column))  # fmt: skip
     return [Fact("/training/precision", "fp32", where)]
 
@@ -185,3 +212,16 @@ def cli_reference(flag: str, value: Any, location: Location) -> Reference | None
     if role_ is None or not isinstance(value, str) or not value.strip():
         return None
     return Reference(value.strip(), location, role_)
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("config_full.yaml", "sft.yaml", "training_args.json"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    flags=Flags(cli_facts, defaults=eval_defaults),
+)

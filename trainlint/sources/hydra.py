@@ -17,7 +17,11 @@ from typing import Any
 
 from trainlint.job import Location
 from trainlint.sources import lightning
-from trainlint.sources._hydra_defaults import (
+from trainlint.sources.base import Document, Input, Reference, Role
+from trainlint.sources.base.format import Format
+from trainlint.sources.base.typos import near_misses
+from trainlint.sources.structured import Path, Tree
+from trainlint.sources.structured.hydra_defaults import (
     Composer,
     Composition,
     Entry,
@@ -26,15 +30,11 @@ from trainlint.sources._hydra_defaults import (
     entries,
     header_package,
 )
-from trainlint.sources._located import Locate
-from trainlint.sources._omegaconf import Layer, resolve
-from trainlint.sources.base import Document, Input, Reference, Role
-from trainlint.sources.structured import Path, Tree
-from trainlint.sources.typos import near_misses
+from trainlint.sources.structured.located import Locate
+from trainlint.sources.structured.omegaconf import Layer, resolve
 
 name = "hydra"
 role: Role = "config"
-EXAMPLES = ("configs/train.yaml", "configs/trainer/gpu.yaml", "conf/config.yaml")
 
 _PRIMARY_KEYS = {"trainer", "model", "data", "callbacks"}
 
@@ -199,9 +199,19 @@ def _tolerated(entry: Entry) -> bool:
     return entry.optional or (entry.group or ("",))[0] == "hydra"
 
 
-override_facts = lightning.override_facts  # ``trainer.devices=8`` reads as the merged config
-
-
 def keys() -> dict[str, list[str]]:
     """Every key this format reads → the job-model pointers it sets (docs/formats.md)."""
     return {"defaults": ["(reference)"], **lightning.keys()}
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("configs/train.yaml", "configs/trainer/gpu.yaml", "conf/config.yaml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    overrides=lightning.override_facts,  # ``trainer.devices=8`` reads as the merged config
+)

@@ -14,20 +14,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainlint.sources import _embedded, launch_script
-from trainlint.sources import _k8s_meta as meta
-from trainlint.sources import _k8s_pods as pods
-from trainlint.sources import normalize as n
-from trainlint.sources._k8s_keys import near_misses
-from trainlint.sources._k8s_meta import At
+from trainlint.sources import launch_script
 from trainlint.sources.base import Document, Fact, Input, Override, Reference, Role
-from trainlint.sources.shell import Assignment, Word
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
+from trainlint.sources.base.table import Rule, describe, facts_from_table
+from trainlint.sources.k8s import meta, pods
+from trainlint.sources.k8s.keys import near_misses
+from trainlint.sources.k8s.meta import At
+from trainlint.sources.shell import Assignment, Word, embedded
 from trainlint.sources.structured import Path, Tree
-from trainlint.sources.table import Rule, describe, facts_from_table
 
 name = "kubernetes"
 role: Role = "entrypoint"
-EXAMPLES = ("pytorchjob.yaml", "trainjob.yaml", "job.yaml", "rayjob.yaml")
 
 JOB_KINDS: dict[str, frozenset[str]] = {
     "kubeflow.org": frozenset(
@@ -251,7 +250,7 @@ def _launch(container: pods.Container, file: str) -> Found:
         return launch_script.program_facts(args, file)
     env = [_assignment(entry) for entry in container.env]
     words = _words(container.command) + args
-    return _embedded.command_facts(words, [a for a in env if a is not None], file)
+    return embedded.command_facts(words, [a for a in env if a is not None], file)
 
 
 def _overrides(container: pods.Container, file: str) -> list[Override]:
@@ -259,7 +258,7 @@ def _overrides(container: pods.Container, file: str) -> list[Override]:
     args = _words(container.args)
     if container.command is None:
         return launch_script.program_overrides(args, file)
-    return _embedded.command_overrides(_words(container.command) + args, file)
+    return embedded.command_overrides(_words(container.command) + args, file)
 
 
 def _assignment(entry: At) -> Assignment | None:
@@ -277,5 +276,18 @@ def _entrypoint(spec: At, file: Input) -> Found:
     if not isinstance(entry.value, str):
         return [], []
     line, column = entry.tree.span(entry.path)
-    origin = _embedded.value_origin(file.text, line, column) or (line, column)
-    return _embedded.script_facts(entry.value, file.path, origin)
+    origin = embedded.value_origin(file.text, line, column) or (line, column)
+    return embedded.script_facts(entry.value, file.path, origin)
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("pytorchjob.yaml", "trainjob.yaml", "job.yaml", "rayjob.yaml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+)

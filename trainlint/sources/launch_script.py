@@ -4,7 +4,9 @@ The script is read statically (``shell``): variables are substituted where the s
 them, nothing is executed. Facts come from SLURM headers (GPUs, nodes, time limit, cost tags),
 from ``export``s and command-prefix assignments (``/env``, secrets redacted), and from the one
 command that launches training (``launchers``): its launcher options and the training script's
-HF-style flags (``--save_steps 10``), with references to the configs it names.
+flags (``--save_steps 10``), each read by the first format that knows it among those the
+registry says read the flags of that entry point (``flag_readers``), with references to the
+configs it names and those formats' defaults for what the flags leave unset.
 """
 
 from __future__ import annotations
@@ -18,16 +20,26 @@ from functools import partial
 
 from trainlint.errors import SourceError
 from trainlint.job import Location
-from trainlint.sources import _megatron_flags, _purpose, hf_trainer, launchers, shell, slurm
-from trainlint.sources.base import Document, Fact, Input, Override, Reference, Role, Workload
-from trainlint.sources.launchers import Launch, location
-from trainlint.sources.redact import redact_text, redact_value
-from trainlint.sources.shell import Assignment, Script, Word
+from trainlint.sources import all_sources, flag_readers, shell
+from trainlint.sources.base import (
+    Default,
+    Document,
+    Fact,
+    Input,
+    Override,
+    Reference,
+    Role,
+    Workload,
+    purpose,
+)
+from trainlint.sources.base.format import Flags, Format
+from trainlint.sources.base.redact import redact_text, redact_value
+from trainlint.sources.shell import Assignment, Script, Word, launchers, slurm
+from trainlint.sources.shell.launchers import Launch, location
 from trainlint.sources.structured import MAX_BYTES, check_size
 
 name = "launch-script"
 role: Role = "entrypoint"
-EXAMPLES = ("train.sh", "launch.slurm", "submit.sbatch", "run (with a bash shebang)")
 
 _SUFFIXES = frozenset({"sh", "bash", "slurm", "sbatch"})
 _SHEBANG = re.compile(r"#!\s*(?:\S*/)?(?:env\s+(?:-\S+\s+)*)?(?:ba|z|k|da)?sh(?:\s|$)")
@@ -71,7 +83,7 @@ def parse(file: Input) -> Document:
     elif launch is None or (launch.rank < 3 and not _LAUNCHER_TEXT.search(file.text)):
         doc.purpose = _named_purpose(file.text)
         launch = None if doc.purpose else launch
-    if launch is None and doc.purpose is None and (name_says := _purpose.file_purpose(file.path)):
+    if launch is None and doc.purpose is None and (name_says := purpose.file_purpose(file.path)):
         doc.purpose = f"named for {name_says}, not training"
     if launch is None and doc.purpose is None:
         doc.workload = _unread_launch(file)
@@ -84,6 +96,7 @@ def parse(file: Input) -> Document:
         facts += launch_facts(launch, header_facts, script, file.path)
         doc.references = launch_references(launch, file.path)
         doc.overrides = program_overrides(launch.program, file.path)
+        doc.defaults = program_defaults(launch, file.path)
     doc.references += script_references(script, file.path)
     doc.references = [_generated(r, script.written) for r in doc.references]
     doc.facts = facts
@@ -218,11 +231,17 @@ def keys() -> dict[str, list[str]]:
         "mpirun -n, -npernode, -x": ["/resources/world_size", "/resources/gpus_per_node", "/env"],
         "CUDA_VISIBLE_DEVICES": ["/resources/gpus_per_node"],
         "the launch command": ["/launcher/kind", "/launcher/entrypoint", "/launcher/command"],
-        "flags after the entry script (--save_steps 10)": ["as hf-trainer keys"],
+        "flags after the entry script (--save_steps 10)": [_flag_formats()],
         "--config, --config_file, --job.config_file (torchtitan), --deepspeed, "
         "positional *.yaml/*.json/*.toml, bash/srun/sbatch x.sh": [
             "(reference)"],
     }  # fmt: skip
+
+
+def _flag_formats() -> str:
+    """Which formats read a program's flags, in the order a launch line asks them."""
+    names = [fmt.name for fmt in all_sources() if fmt.flags is not None]
+    return "read by " + ", else ".join(names)
 
 
 def _first_statement(script: Script) -> float:
@@ -269,11 +288,11 @@ def launch_facts(
     facts += [fact for fact in launch.wrapper_facts if fact.pointer not in declared]
     if not any(fact.pointer == "/resources/gpus_per_node" for fact in launch.facts):
         facts += _visible_devices(launch, script, file)
-    return facts + program_facts(launch.program, file)[0]
+    return facts + program_facts(launch.program, file, _entry(launch))[0]
 
 
 def launch_references(launch: Launch, file: str) -> list[Reference]:
-    found = [*launch.references, *program_facts(launch.program, file)[1]]
+    found = [*launch.references, *program_facts(launch.program, file, _entry(launch))[1]]
     found += _hydra_reference(launch, file)
     return [replace(r, path=redact_text(r.path)) for r in found]
 
@@ -359,16 +378,22 @@ _REFERENCE_FLAGS: dict[str, Role] = {
 }  # fmt: skip
 
 
-def program_facts(words: Sequence[Word], file: str) -> tuple[list[Fact], list[Reference]]:
-    """Facts and references of the training script's own arguments (HF-style flags)."""
+def _entry(launch: Launch) -> str | None:
+    return launch.entry.text if launch.entry is not None else None
+
+
+def program_facts(
+    words: Sequence[Word], file: str, entrypoint: str | None = None
+) -> tuple[list[Fact], list[Reference]]:
+    """Facts and references of the arguments of the program ``entrypoint`` (None: unknown,
+    such as a container image's own entrypoint)."""
+    readers = flag_readers(entrypoint)
     facts: list[Fact] = []
     references: list[Reference] = []
     for flag, value, word in _arguments(words):
         where = location(file, word)
         if flag is not None:
-            facts += hf_trainer.cli_facts(flag, value, where) or _megatron_flags.cli_facts(
-                flag, value, where
-            )
+            facts += _flag_facts(readers, flag, value, where)
             references += _flag_reference(flag, value, where)
         elif (
             isinstance(value, str)
@@ -378,6 +403,14 @@ def program_facts(words: Sequence[Word], file: str) -> tuple[list[Fact], list[Re
             # an override ``data=coco.yaml`` (its tool resolves it, maybe from a package)
             references.append(Reference(value, where, "config"))
     return facts, references
+
+
+def program_defaults(launch: Launch, file: str) -> list[Default]:
+    """The defaults of the frameworks reading the program's flags, for what its flags leave
+    unset (HF: an ``--eval_steps`` without ``--eval_strategy`` does not evaluate)."""
+    entry = _entry(launch)
+    facts = program_facts(launch.program, file, entry)[0]
+    return [default for flags in flag_readers(entry) for default in flags.defaults(facts)]
 
 
 def program_overrides(words: Sequence[Word], file: str) -> list[Override]:
@@ -426,11 +459,30 @@ def _is_option(word: Word) -> bool:
     return text is not None and text.startswith("-") and not re.fullmatch(r"-[\d.]+", text)
 
 
+def _flag_facts(
+    readers: Sequence[Flags], flag: str, value: str | bool, where: Location
+) -> list[Fact]:
+    """The facts of the first reader that knows the flag."""
+    return next((facts for reader in readers if (facts := reader.facts(flag, value, where))), [])
+
+
 def _flag_reference(flag: str, value: str | bool, where: Location) -> list[Reference]:
-    role_ = _REFERENCE_FLAGS.get(hf_trainer.cli_key(flag))
+    """``--config x.yaml``, ``--deepspeed ds.json`` (``--deepspeed-config`` alike)."""
+    role_ = _REFERENCE_FLAGS.get(flag.lstrip("-").replace("-", "_"))
     if role_ is None or not isinstance(value, str) or not value.strip() or value.startswith("{"):
         return []
     if role_ == "config" and not _CONFIG_FILE.search(value):
         return []  # a built-in config name (torchtune, Hydra), not a file
-    reference = hf_trainer.cli_reference(flag, value, where)
-    return [reference or Reference(value.strip(), where, role_)]
+    return [Reference(value.strip(), where, role_)]
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("train.sh", "launch.slurm", "submit.sbatch", "run (with a bash shebang)"),
+    reads="text",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+)

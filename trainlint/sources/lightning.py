@@ -4,6 +4,9 @@
 (with ``_target_`` objects instead of ``class_path``), so a Trainer key means one thing in both.
 ``max_time`` maps to ``/resources/time_limit_s``: Lightning stops the run cleanly when it is
 reached, so it bounds the GPU time (though, unlike a scheduler limit, not a hung process).
+
+Default (``Document.defaults``): LightningCLI's ``seed_everything: true`` draws a random
+seed each run when no seed is set; located at the top of the file.
 """
 
 from __future__ import annotations
@@ -12,8 +15,13 @@ import re
 from typing import Any
 
 from trainlint.job import Location
-from trainlint.sources import normalize as n
-from trainlint.sources._located import (
+from trainlint.sources.base import Document, Fact, Input, Role, seed_default
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
+from trainlint.sources.base.table import Converter, Rule, describe, lookup
+from trainlint.sources.base.typos import near_misses
+from trainlint.sources.structured import Path
+from trainlint.sources.structured.located import (
     Locate,
     class_name,
     fact,
@@ -22,14 +30,9 @@ from trainlint.sources._located import (
     table_facts,
     tree_locator,
 )
-from trainlint.sources.base import Document, Fact, Input, Role
-from trainlint.sources.structured import Path
-from trainlint.sources.table import Converter, Rule, describe, lookup
-from trainlint.sources.typos import near_misses
 
 name = "lightning"
 role: Role = "config"
-EXAMPLES = ("config.yaml", "fit.yaml", "trainer.yaml")
 
 _REPORTERS = {
     "wandblogger": "wandb", "tensorboardlogger": "tensorboard", "csvlogger": "csv",
@@ -291,6 +294,8 @@ def parse(file: Input) -> Document:
     doc = Document(file.path, name, recognise(file), role)
     doc.facts = read(tree.data, tree_locator(tree, file.path))
     doc.unknown_keys = near_misses(tree, TRAINER_KEYS, name, file.path, ("trainer",))
+    # LightningCLI's seed_everything: true draws a random seed each run
+    doc.defaults = [seed_default(None, "seed_everything", file.path)]
     return doc
 
 
@@ -304,3 +309,16 @@ def keys() -> dict[str, list[str]]:
     for key, pointers in describe(CHECKPOINT).items():
         described[f"ModelCheckpoint.{key}"] = pointers
     return described
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("config.yaml", "fit.yaml", "trainer.yaml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    overrides=override_facts,
+)

@@ -3,22 +3,24 @@
 The model is a catalog name (``model_name``), a checkpoint folder named after the Hub id
 (``checkpoint_dir: checkpoints/meta-llama/Meta-Llama-3.1-8B``) or inline dimensions
 (``model_config``); batch sizes, length and intervals live under ``train:`` and ``eval:``.
+
+Default (``Document.defaults``): ``seed`` 1337 when unset, at the top of the file.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from trainlint.sources import normalize as n
-from trainlint.sources._located import Locate, fact, mapping_at, table_facts, tree_locator
-from trainlint.sources.base import Document, Fact, Input, Role
+from trainlint.sources.base import Document, Fact, Input, Role, seed_default
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
+from trainlint.sources.base.table import Converter, Rule, describe
+from trainlint.sources.base.typos import near_misses
 from trainlint.sources.structured import Path
-from trainlint.sources.table import Converter, Rule, describe
-from trainlint.sources.typos import near_misses
+from trainlint.sources.structured.located import Locate, fact, mapping_at, table_facts, tree_locator
 
 name = "litgpt"
 role: Role = "config"
-EXAMPLES = ("config_hub/pretrain/tinyllama.yaml", "config_hub/finetune/llama-3.1-8b/lora.yaml")
 
 
 def _checkpoint_model(value: Any) -> str | None:
@@ -135,6 +137,8 @@ def parse(file: Input) -> Document:
     doc.unknown_keys = near_misses(tree, KNOWN_KEYS, name, file.path)
     doc.unknown_keys += near_misses(tree, TRAIN_KEYS, name, file.path, ("train",))
     doc.unknown_keys += near_misses(tree, EVAL_KEYS, name, file.path, ("eval",))
+    # LitGPT's seed
+    doc.defaults = [seed_default(1337, "seed", file.path)]
     return doc
 
 
@@ -156,3 +160,16 @@ def keys() -> dict[str, list[str]]:
     described = describe(TABLE)
     described["train.global_batch_size"].append("/training/grad_accum_steps")
     return described
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("config_hub/pretrain/tinyllama.yaml", "config_hub/finetune/llama-3.1-8b/lora.yaml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+)

@@ -5,22 +5,25 @@ own model, data and fine-tuning keys, the Megatron-Core mode, the v1 schema (``m
 The HF keys are read through hf_trainer's table, so ``save_steps`` means the same in both.
 LLaMA-Factory turns gradient checkpointing on unless ``disable_gradient_checkpointing`` is set;
 only a stated value is a fact. ``finetuning_type: full`` is no PEFT (no fact).
+
+Defaults (``Document.defaults``): TrainingArguments' ``seed`` 42 at the top of the file, and
+its eval defaults beside the eval keys (see hf_trainer).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from trainlint.sources import _flat, hf_trainer
-from trainlint.sources import normalize as n
-from trainlint.sources._llama_factory_keys import KEYS, MEGATRON
-from trainlint.sources.base import Document, Input, Role
-from trainlint.sources.structured import Path
-from trainlint.sources.table import Rule, describe
+from trainlint.sources import hf_trainer
+from trainlint.sources.base import Document, Input, Role, seed_default
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
+from trainlint.sources.base.table import Rule, describe
+from trainlint.sources.keys.llama_factory import KEYS, MEGATRON
+from trainlint.sources.structured import Path, flat
 
 name = "llama-factory"
 role: Role = "config"
-EXAMPLES = ("examples/train_lora/llama3_lora_sft.yaml", "qwen3_full_sft.yaml")
 
 KNOWN_KEYS = hf_trainer.KNOWN_KEYS | KEYS | MEGATRON
 
@@ -99,10 +102,10 @@ def recognise(file: Input) -> float:
     if not file.is_structured or file.suffix == "json":
         return 0.0
     data = file.mapping
-    marks = _flat.keys_of(data, _MARKS)
+    marks = flat.keys_of(data, _MARKS)
     if marks >= 2 or (marks and "model_name_or_path" in data):
         return 0.95
-    if "model" in data and _flat.keys_of(data, _V1_MARKS) >= 2:
+    if "model" in data and flat.keys_of(data, _V1_MARKS) >= 2:
         return 0.95
     return 0.7 if _is_dataset_file(data) else 0.0
 
@@ -117,9 +120,12 @@ def _is_dataset_file(data: dict[str, Any]) -> bool:
 
 def parse(file: Input) -> Document:
     if _is_dataset_file(file.mapping):
-        return Document(file.path, name, recognise(file), role)
-    doc = _flat.document(file, name, role, recognise(file), TABLE, {(): KNOWN_KEYS})
-    tree = _flat.plain(file.trees[0])
+        return Document(
+            file.path, name, recognise(file), role, defaults=[seed_default(42, "seed", file.path)]
+        )
+    doc = flat.document(file, name, role, recognise(file), TABLE, {(): KNOWN_KEYS})
+    doc.defaults = [seed_default(42, "seed", file.path), *hf_trainer.eval_defaults(doc.facts)]
+    tree = flat.plain(file.trees[0])
     dist_config = tree.data.get("dist_config") if isinstance(tree.data, dict) else None
     dist = _dist(dist_config.get("name")) if isinstance(dist_config, dict) else None
     wanted = dict(REFERENCES)
@@ -127,7 +133,7 @@ def parse(file: Input) -> Document:
         wanted[("dist_config", "config_file")] = "config"
     doc.references = [
         ref
-        for ref in _flat.references(tree, wanted, file.path)
+        for ref in flat.references(tree, wanted, file.path)
         if ref.role == "deepspeed" or ref.path.lower().endswith(_DATA_SUFFIXES)  # not a Hub id
     ]
     return doc
@@ -136,3 +142,17 @@ def parse(file: Input) -> Document:
 def keys() -> dict[str, list[str]]:
     """Every key this format reads → the job-model pointers it sets (docs/formats.md)."""
     return describe(TABLE) | {".".join(map(str, path)): ["(reference)"] for path in REFERENCES}
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("examples/train_lora/llama3_lora_sft.yaml", "qwen3_full_sft.yaml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+    claims=frozenset({"stage", "finetuning_type", "cutoff_len", "template"}),
+)

@@ -3,6 +3,9 @@
 The trainer block is Lightning's Trainer, checkpointing and loggers live in ``exp_manager``, and
 Megatron LLM configs size the model and its parallelism under ``model``. ``${model.x}`` and
 ``${.x}`` copies of a value of the same file are resolved; any other ``${...}`` is unknown.
+
+Default (``Document.defaults``): ``model.seed`` 1234 (Megatron's) when unset, at the top
+of the file.
 """
 
 from __future__ import annotations
@@ -10,15 +13,14 @@ from __future__ import annotations
 from typing import Any
 
 from trainlint.job import Location, UnknownKey
-from trainlint.sources import _interpolation, typos
-from trainlint.sources import normalize as n
-from trainlint.sources.base import Document, Fact, Input, Role
-from trainlint.sources.structured import Path, Tree
-from trainlint.sources.table import Rule, describe, facts_from_table
+from trainlint.sources.base import Document, Fact, Input, Role, seed_default, typos
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
+from trainlint.sources.base.table import Rule, describe, facts_from_table
+from trainlint.sources.structured import Path, Tree, interpolation
 
 name = "nemo"
 role: Role = "config"
-EXAMPLES = ("megatron_gpt_config.yaml", "megatron_llama_config.yaml", "conformer_ctc_bpe.yaml")
 
 
 def _steps(value: Any) -> int | None:
@@ -163,11 +165,13 @@ def recognise(file: Input) -> float:
 
 def parse(file: Input) -> Document:
     written = file.trees[0] if file.trees else Tree({})
-    tree = _interpolation.resolved(written)
+    tree = interpolation.resolved(written)
     doc = Document(file.path, name, recognise(file), role)
     doc.facts = _megatron_accumulation(facts_from_table(tree, TABLE, file.path), tree)
     doc.facts += _reporters(tree, file.path)
     doc.unknown_keys = _near_misses(written, file.path)
+    # NeMo's seed (Megatron's)
+    doc.defaults = [seed_default(1234, "model.seed", file.path)]
     return doc
 
 
@@ -208,3 +212,16 @@ def keys() -> dict[str, list[str]]:
     return describe(TABLE) | {
         "exp_manager.create_<tensorboard|wandb|mlflow|neptune|...>_logger": ["/logging/reporters"]
     }
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("megatron_gpt_config.yaml", "megatron_llama_config.yaml", "conformer_ctc_bpe.yaml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+)

@@ -4,6 +4,8 @@
 and a plain or underscored integer (steps). Of the three checkpoint series (sharded,
 unsharded, ephemeral) the most frequent one sets the checkpoint interval, since it is the one
 whose overhead dominates. ``${save_interval}``-style copies within the file are resolved.
+
+Default (``Document.defaults``): ``seed`` 6198 when unset, at the top of the file.
 """
 
 from __future__ import annotations
@@ -12,15 +14,14 @@ import re
 from typing import Any
 
 from trainlint.job import Location
-from trainlint.sources import _interpolation, typos
-from trainlint.sources import normalize as n
-from trainlint.sources.base import Document, Fact, Input, Role
-from trainlint.sources.structured import Path, Tree
-from trainlint.sources.table import Rule, describe, facts_from_table
+from trainlint.sources.base import Document, Fact, Input, Role, seed_default, typos
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
+from trainlint.sources.base.table import Rule, describe, facts_from_table
+from trainlint.sources.structured import Path, Tree, interpolation
 
 name = "olmo"
 role: Role = "config"
-EXAMPLES = ("configs/official-0724/OLMo-7B.yaml", "configs/official-1124/OLMo2-7B-stage1.yaml")
 
 _DURATION = re.compile(r"^\s*(?P<number>[0-9][0-9_.e+]*)\s*(?P<unit>ep|T|tok|st)?\s*$")
 
@@ -163,7 +164,7 @@ def recognise(file: Input) -> float:
 
 def parse(file: Input) -> Document:
     written = file.trees[0] if file.trees else Tree({})
-    tree = _interpolation.resolved(written)
+    tree = interpolation.resolved(written)
     doc = Document(file.path, name, recognise(file), role)
     extra = [*_checkpoint_interval(tree, file.path), *_ffn_hidden(tree, file.path)]
     doc.facts = facts_from_table(tree, TABLE, file.path) + extra + _wandb(tree, file.path)
@@ -171,6 +172,8 @@ def parse(file: Input) -> Document:
         *typos.near_misses(written, TRAIN_KEYS, name, file.path),
         *typos.near_misses(written, MODEL_KEYS, name, file.path, ("model",)),
     ]
+    # OLMo's TrainConfig seed
+    doc.defaults = [seed_default(6198, "seed", file.path)]
     return doc
 
 
@@ -224,3 +227,16 @@ def keys() -> dict[str, list[str]]:
         "model.mlp_hidden_size or mlp_ratio * d_model (halved for SwiGLU)": ["/model/ffn_hidden"],
         "wandb": ["/logging/reporters"],
     }
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("configs/official-0724/OLMo-7B.yaml", "configs/official-1124/OLMo2-7B-stage1.yaml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+)

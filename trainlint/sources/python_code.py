@@ -20,19 +20,19 @@ from typing import Any
 
 from trainlint.errors import SourceError
 from trainlint.job import Location, UnknownKey
-from trainlint.sources import _py_tables as t
-from trainlint.sources import deepspeed, typos
-from trainlint.sources import normalize as n
-from trainlint.sources._py_calls import Context, Found, read_calls
-from trainlint.sources._py_literal import UNKNOWN, Positions, dict_tree, literal
-from trainlint.sources._py_walk import scan
-from trainlint.sources.base import Document, Fact, Input, Reference, Role
+from trainlint.sources import deepspeed
+from trainlint.sources.base import Document, Fact, Input, Reference, Role, typos
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
+from trainlint.sources.base.table import Rule, describe, facts_for, facts_from_table
+from trainlint.sources.python import tables as t
+from trainlint.sources.python.calls import Context, Found, read_calls
+from trainlint.sources.python.literal import UNKNOWN, Positions, dict_tree, literal
+from trainlint.sources.python.walk import scan
 from trainlint.sources.structured import MAX_BYTES, MAX_NODES, check_size
-from trainlint.sources.table import Rule, describe, facts_for, facts_from_table
 
 name = "python"
 role: Role = "config"
-EXAMPLES = ("config/train_gpt2.py", "train.py", "sft.py")
 
 _CALLS = t.HF_ARGUMENTS | t.HF_TRAINERS | set(t.STRATEGY_CALLS) | {"Fabric", "ModelCheckpoint"}
 _CALL_WORDS = ("Trainer", "Arguments", "Config", "Checkpoint", "Strategy", "Fabric", "initialize")
@@ -393,3 +393,16 @@ def keys() -> dict[str, list[str]]:
         "os.environ['NAME'] = '...', os.environ.setdefault/update": ["/env/NAME"],
     }  # fmt: skip
     return described
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("config/train_gpt2.py", "train.py", "sft.py"),
+    reads="text",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    overrides=override_facts,
+)

@@ -16,15 +16,15 @@ from typing import Any
 
 from trainlint.catalog import resolve_gpu
 from trainlint.job import Location
-from trainlint.sources import _embedded, typos
-from trainlint.sources import normalize as n
-from trainlint.sources.base import Document, Fact, Input, Override, Reference, Role, pointer
+from trainlint.sources.base import Document, Fact, Input, Override, Reference, Role, pointer, typos
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
+from trainlint.sources.base.table import Rule, describe, facts_from_table
+from trainlint.sources.shell import embedded
 from trainlint.sources.structured import Path, Tree
-from trainlint.sources.table import Rule, describe, facts_from_table
 
 name = "skypilot"
 role: Role = "entrypoint"
-EXAMPLES = ("task.yaml", "train.sky.yaml", "sky.yaml")
 
 TABLE: dict[Path, list[Rule]] = {
     ("name",): [Rule("/name", n.to_str)],
@@ -210,17 +210,17 @@ def _run_facts(
     file: Input, tree: Tree, resources: list[Fact]
 ) -> tuple[list[Fact], list[Reference]]:
     line, column = tree.span(("run",))
-    origin = _embedded.value_origin(file.text, line, column) or (line, column)
+    origin = embedded.value_origin(file.text, line, column) or (line, column)
     text = str(tree.data["run"])
-    return _embedded.script_facts(
+    return embedded.script_facts(
         text, file.path, origin, environment(tree, resources), ("SKYPILOT_",)
     )
 
 
 def _run_overrides(file: Input, tree: Tree, resources: list[Fact]) -> list[Override]:
     line, column = tree.span(("run",))
-    origin = _embedded.value_origin(file.text, line, column) or (line, column)
-    return _embedded.script_overrides(
+    origin = embedded.value_origin(file.text, line, column) or (line, column)
+    return embedded.script_overrides(
         str(tree.data["run"]), file.path, origin, environment(tree, resources), ("SKYPILOT_",)
     )
 
@@ -251,3 +251,16 @@ def local_path(written: str, data: dict[str, Any]) -> str | None:
     if not isinstance(workdir, str) or "://" in workdir:
         return None  # a git workdir: the file is in that repository, not this one
     return posixpath.normpath(posixpath.join(workdir, written))
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("task.yaml", "train.sky.yaml", "sky.yaml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+)

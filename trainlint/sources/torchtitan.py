@@ -4,6 +4,9 @@ torchtitan moved keys between releases: ``[training] batch_size`` became ``local
 the parallel degrees moved from ``[training]`` to ``[parallelism]``, ``[checkpoint]
 enable_checkpoint`` became ``enable`` and ``[training] compile`` became ``[compile] enable``.
 Both layouts are read, so a config means the same whichever release it was written for.
+
+Default (``Document.defaults``): no ``[training] seed`` draws a random seed each run;
+located at the top of the file.
 """
 
 from __future__ import annotations
@@ -14,16 +17,15 @@ from typing import Any
 
 from trainlint.discover import OTHER_TOOLS_TOML
 from trainlint.job import Location, UnknownKey
-from trainlint.sources import normalize as n
-from trainlint.sources import typos
-from trainlint.sources._toml import load_toml
-from trainlint.sources.base import Document, Fact, Input, Role
+from trainlint.sources.base import Document, Fact, Input, Role, seed_default, typos
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
+from trainlint.sources.base.table import Rule, describe, facts_from_table
 from trainlint.sources.structured import Path, Tree
-from trainlint.sources.table import Rule, describe, facts_from_table
+from trainlint.sources.structured.toml import load_toml
 
 name = "torchtitan"
 role: Role = "config"
-EXAMPLES = ("train_configs/llama3_8b.toml", "debug_model.toml")
 
 _HEADER = re.compile(r"^\s*\[(job|training|parallelism|checkpoint|metrics|activation_checkpoint)\]",
                      re.MULTILINE)  # fmt: skip
@@ -184,6 +186,8 @@ def parse(file: Input) -> Document:
     doc.facts = facts + _model_name(tree, file.path) + _interval(tree, file.path)
     doc.facts += _reporters(tree, file.path)
     doc.unknown_keys = _near_misses(tree, file.path)
+    # no seed: torchtitan draws a random one each run
+    doc.defaults = [seed_default(None, "[training] seed", file.path)]
     return doc
 
 
@@ -242,3 +246,16 @@ def keys() -> dict[str, list[str]]:
             "/checkpoint/every_steps", "/checkpoint/every_seconds"],
         "metrics.enable_tensorboard, metrics.enable_wandb": ["/logging/reporters"],
     }  # fmt: skip
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("train_configs/llama3_8b.toml", "debug_model.toml"),
+    reads="text",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+)

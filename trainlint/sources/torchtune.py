@@ -3,6 +3,9 @@
 The model size lives in the builder name (``torchtune.models.llama3_1.lora_llama3_1_70b``), the
 GPU count only on the ``tune run --nproc_per_node`` line, and the checkpointer saves once per
 epoch unless a recipe asks for steps. ``${...}`` interpolations are unknown.
+
+Default (``Document.defaults``): no ``seed`` (null or unset) draws a random seed each run;
+located at the top of the file.
 """
 
 from __future__ import annotations
@@ -11,8 +14,13 @@ import itertools
 import re
 from typing import Any
 
-from trainlint.sources import normalize as n
-from trainlint.sources._located import (
+from trainlint.sources.base import Document, Fact, Input, Role, seed_default
+from trainlint.sources.base import normalize as n
+from trainlint.sources.base.format import Format
+from trainlint.sources.base.table import Rule, describe, lookup
+from trainlint.sources.base.typos import near_misses
+from trainlint.sources.structured import Path
+from trainlint.sources.structured.located import (
     Locate,
     class_name,
     fact,
@@ -20,14 +28,9 @@ from trainlint.sources._located import (
     table_facts,
     tree_locator,
 )
-from trainlint.sources.base import Document, Fact, Input, Role
-from trainlint.sources.structured import Path
-from trainlint.sources.table import Rule, describe, lookup
-from trainlint.sources.typos import near_misses
 
 name = "torchtune"
 role: Role = "config"
-EXAMPLES = ("8B_lora.yaml", "70B_full.yaml", "8B_qlora_single_device.yaml")
 
 
 def builder(value: Any) -> str | None:
@@ -214,6 +217,8 @@ def parse(file: Input) -> Document:
     doc.facts = table_facts(tree.data, TABLE, locate)
     doc.facts += _max_steps(tree.data, locate) + _checkpoint_default(tree.data, locate)
     doc.unknown_keys = near_misses(tree, KNOWN_KEYS, name, file.path)
+    # no seed: torchtune draws a random one each run
+    doc.defaults = [seed_default(None, "seed", file.path)]
     return doc
 
 
@@ -251,3 +256,16 @@ def keys() -> dict[str, list[str]]:
         "max_steps_per_epoch": ["/training/max_steps"],
         "checkpointer": ["/checkpoint/every_epochs", "/checkpoint/strategy"],
     }
+
+
+FORMAT = Format(
+    name=name,
+    role=role,
+    doc=__doc__,
+    examples=("8B_lora.yaml", "70B_full.yaml", "8B_qlora_single_device.yaml"),
+    reads="mapping",
+    recognise=recognise,
+    parse=parse,
+    keys=keys,
+    table=TABLE,
+)

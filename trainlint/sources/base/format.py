@@ -1,0 +1,92 @@
+"""The format contract: what a format module declares, once, as ``FORMAT = Format(...)``.
+
+The registry (``trainlint.sources``) takes the ``FORMAT`` of every module of the package; the
+docs, the repo config, the launch line and command-line overrides use only what is declared
+here, so mypy checks every format against one contract and nothing is looked up by name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from trainlint.job import Location
+from trainlint.sources.base import Default, Document, Fact, Input, Override, Role
+from trainlint.sources.base.table import Table, facts_for
+
+Reads = Literal["mapping", "text"]
+"""``mapping``: the format parses a YAML/JSON mapping, so a file the repo config forces on it
+must be one; ``text``: it reads a syntax of its own (bash, Python, TOML, command-line flags)."""
+
+FlagFacts = Callable[[str, Any, Location], list[Fact]]
+"""One command-line flag (``--save_steps``), its value (True for a bare flag) and where it is
+written → the facts it states; [] for a flag the format does not know."""
+
+
+def no_defaults(facts: Sequence[Fact]) -> list[Default]:
+    """A format whose framework leaves nothing unset that a rule needs."""
+    return []
+
+
+@dataclass(frozen=True)
+class Flags:
+    """How a format reads the command-line flags of a program it configures (``train.py
+    --save_steps 10``). A launch line asks the registry which formats read the flags of the
+    entry point it runs (``sources.flag_readers``) and gives each flag to the first of them
+    that knows it."""
+
+    facts: FlagFacts
+    entrypoints: re.Pattern[str] | None = None
+    """The entry points whose flags the format reads (searched in the entry as written:
+    ``espnet2\\.bin\\.\\w+_train``); None for the flags of any program."""
+    defaults: Callable[[Sequence[Fact]], list[Default]] = no_defaults
+    """The framework's defaults for what a launch line stating ``facts`` leaves unset."""
+
+    def reads_flags_of(self, entrypoint: str | None) -> bool:
+        if self.entrypoints is None:
+            return True
+        return entrypoint is not None and self.entrypoints.search(entrypoint) is not None
+
+
+OverrideFacts = Callable[[str, Any, Location], list[Fact]]
+"""A dotted command-line key (``trainer.devices``), its value and where it is written → facts."""
+
+
+@dataclass(frozen=True, eq=False)
+class Format:
+    """One input format. ``recognise`` scores a file 0..1 (the best score reads it);
+    ``parse`` turns it into a Document. Both may raise SourceError (e.g. through
+    ``Input.trees``), which the registry reports as TL901."""
+
+    name: str
+    role: Role
+    doc: str | None = field(repr=False)
+    """The module's docstring: its first paragraph is the format's summary in the docs."""
+    examples: tuple[str, ...]
+    """File names the format reads, as the docs list them."""
+    reads: Reads
+    recognise: Callable[[Input], float] = field(repr=False)
+    parse: Callable[[Input], Document] = field(repr=False)
+    keys: Callable[[], dict[str, list[str]]] = field(repr=False)
+    """What the format reads → the job-model pointers it sets (docs/formats.md)."""
+    table: Table | None = field(default=None, repr=False)
+    """Key path → rules: read for a command-line override by its dotted key, unless
+    ``overrides`` reads them."""
+    overrides: OverrideFacts | None = field(default=None, repr=False)
+    flags: Flags | None = field(default=None, repr=False)
+    claims: frozenset[str] = frozenset()
+    """Top-level keys no other tool accepts: a file with one is this format's whatever keys it
+    shares with others. A format reading keys many tools share (HF TrainingArguments) asks the
+    registry for the others' claims and yields to them."""
+
+    def override_facts(self, override: Override) -> list[Fact]:
+        """What a command-line override (``--trainer.devices 2``, ``batch_size=8``) means to a
+        config of this format: ``overrides`` when declared, else ``table`` by the dotted key."""
+        if self.overrides is not None:
+            return self.overrides(override.key, override.value, override.location)
+        if self.table is None:
+            return []
+        path = tuple(part.replace("-", "_") for part in override.key.split("."))
+        return facts_for(self.table.get(path, []), override.value, override.location)

@@ -1,0 +1,153 @@
+"""A static reader of bash scripts: commands, assignments and comments with exact positions.
+
+Built on tree-sitter-bash (error-tolerant; keeps arrays, ``[[ ]]``, heredocs, functions). The
+script is walked in text order with a variable table (``shell.walk``), so each command's words
+are expanded (``shell.words``) with the values in force where it appears. Nothing is executed.
+
+``parse_script(text)`` is the entry point; ``parse_inline`` reads a ``bash -c`` string. The
+package's other modules read what a script runs: the training launch and its launcher's
+options (``launchers``, ``launcher_options``), SLURM options (``slurm``) and launch commands
+embedded in YAML (``embedded``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from functools import cache, lru_cache
+
+import tree_sitter
+import tree_sitter_bash
+
+from trainlint.sources.shell.walk import Assignment, Command, Walker, descendants
+from trainlint.sources.shell.words import (
+    BUDGET_BASE,
+    INLINE_BUDGET_BASE,
+    Budget,
+    Value,
+    Variables,
+    Word,
+    position,
+)
+from trainlint.sources.structured import check_size
+
+__all__ = [
+    "Assignment", "Command", "Comment", "Script", "Value", "Variables", "Word",
+    "parse_inline", "parse_script",
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Comment:
+    """A comment; ``top_level`` when it is a statement of the script itself (``#SBATCH``)."""
+
+    text: str
+    line: int
+    column: int
+    top_level: bool
+
+
+@dataclass
+class Script:
+    """What a script states: its commands in text order, every assignment, every comment."""
+
+    commands: list[Command] = field(default_factory=list)
+    assignments: list[Assignment] = field(default_factory=list)
+    comments: list[Comment] = field(default_factory=list)
+    variables: dict[str, Value] = field(default_factory=dict)
+    error: tuple[int, int] | None = None  # first syntax error (line, column), if any
+    written: list[str] = field(default_factory=list)  # files it writes (``> x.json``)
+
+    @property
+    def exports(self) -> list[Assignment]:
+        return [a for a in self.assignments if a.exported]
+
+
+@cache
+def _parser() -> tree_sitter.Parser:
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+
+def parse_script(
+    text: str,
+    environ: Mapping[str, str | None] | None = None,
+    prefixes: tuple[str, ...] = (),
+    budget_base: int = BUDGET_BASE,
+) -> Script:
+    """Read a bash script; ``environ``/``prefixes`` name variables set outside it.
+
+    Expansion may outgrow the text by ``budget_base`` plus ``PER_CHARACTER`` characters per
+    character of it (``shell.words.Budget``); past that, values are unknown.
+    """
+    check_size(text)
+    root = _parser().parse(_ascii(text)).root_node
+    budget = Budget.for_text(text, budget_base)
+    walker = Walker(text, Variables({}, environ or {}, prefixes), budget)
+    walker.block(root, conditional=False, depth=0)
+    script = Script(walker.commands, walker.assignments, list(_comments(root, text)))
+    script.variables = walker.vars.table()
+    script.written = walker.written
+    script.error = _first_error(root) if root.has_error else None
+    return script
+
+
+def parse_inline(
+    word: Word, environ: Mapping[str, str | None] | None = None, prefixes: tuple[str, ...] = ()
+) -> list[Command]:
+    """The commands of a ``bash -c STRING`` argument, all located at the string itself.
+
+    Its expansion budget is in proportion to the string alone, and a string read once is not
+    read again: a script running the same ``bash -c "$X"`` thousands of times must not get a
+    script's budget, or a parse, for each one."""
+    if word.text is None:
+        return []
+    known = tuple(sorted((environ or {}).items(), key=lambda item: item[0]))
+    commands = _inline_commands(word.text, known, prefixes)
+    return [_relocate(command, word.line, word.column) for command in commands]
+
+
+@lru_cache(maxsize=64)
+def _inline_commands(
+    text: str, environ: tuple[tuple[str, str | None], ...], prefixes: tuple[str, ...]
+) -> tuple[Command, ...]:
+    return tuple(parse_script(text, dict(environ), prefixes, INLINE_BUDGET_BASE).commands)
+
+
+def _relocate(command: Command, line: int, column: int) -> Command:
+    def move(w: Word) -> Word:
+        return replace(w, line=line, column=column)
+
+    env = tuple(replace(a, line=line, column=column) for a in command.env)
+    args = tuple(move(w) for w in command.args)
+    return replace(command, name=move(command.name), args=args, env=env, line=line, column=column)
+
+
+def _ascii(text: str) -> bytes:
+    """The script with every non-ASCII character replaced by one ASCII letter.
+
+    tree-sitter-bash's scanner passes code points to ``isalpha`` (a 256-entry table), which
+    reads out of bounds, and can crash, on characters past U+00FF. An ASCII copy cannot
+    crash it, parses the same (other characters are word characters to bash too), and makes
+    every byte offset a character offset into the original text.
+    """
+    return _NON_ASCII.sub("Z", text).encode("ascii")
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _comments(root: tree_sitter.Node, text: str) -> Iterator[Comment]:
+    for node in descendants(root):
+        if node.type == "comment":
+            parent = node.parent
+            top = parent is not None and parent.type == "program"
+            comment = text[node.start_byte : node.end_byte]
+            yield Comment(comment, *position(node), top_level=top)
+
+
+def _first_error(root: tree_sitter.Node) -> tuple[int, int]:
+    for node in descendants(root):
+        if node.type == "ERROR" or node.is_missing:
+            return position(node)
+    return 1, 1

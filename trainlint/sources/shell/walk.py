@@ -1,0 +1,326 @@
+"""The walk behind ``shell.parse_script``: statements in text order with a variable table.
+
+Assignments inside an if/case/loop/function make the variable unknown afterwards (the branch
+may or may not have run); subshells and pipeline stages do not leak assignments; commands
+inside ``$(...)`` and heredoc bodies are not commands of the script.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import tree_sitter
+
+from trainlint.errors import SourceError
+from trainlint.sources.shell.words import (
+    MAX_ITEMS,
+    Budget,
+    Expander,
+    Value,
+    Variables,
+    Word,
+    capped,
+    position,
+)
+
+MAX_DEPTH = 100
+_CONTINUATION = re.compile(r"\\\r?\n")
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """``NAME=value`` (plain, exported, or a command prefix); value None when unknown."""
+
+    name: str
+    value: str | None
+    line: int
+    column: int
+    exported: bool
+    conditional: bool
+
+
+@dataclass(frozen=True)
+class Command:
+    """A simple command after expansion; ``env`` holds its prefix assignments."""
+
+    name: Word
+    args: tuple[Word, ...]
+    env: tuple[Assignment, ...]
+    line: int
+    column: int
+    text: str
+    conditional: bool
+
+    @property
+    def words(self) -> tuple[Word, ...]:
+        return (self.name, *self.args)
+
+
+_ARMS = {"elif_clause", "else_clause", "case_item"}
+_BRANCHES = {
+    "if_statement", "case_statement", "while_statement", "for_statement",
+    "c_style_for_statement", "function_definition",
+}  # fmt: skip
+_CONDITIONAL = {"if_statement", "case_statement", "while_statement"}
+_ISOLATED = {"subshell", "pipeline"}
+_SKIPPED = {
+    "comment", "heredoc_body", "heredoc_redirect", "file_redirect", "herestring_redirect",
+    "command_substitution", "process_substitution",
+}  # fmt: skip
+_ARITH_ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "++", "--", "<<=", ">>=", "&=", "|=", "^="}
+_VARIABLE_READERS = {"read", "mapfile", "readarray", "getopts", "let", "printf"}
+
+
+class Walker:
+    def __init__(self, text: str, variables: Variables, budget: Budget | None = None) -> None:
+        self.text = text
+        self.vars = variables
+        self.budget = budget if budget is not None else Budget.for_text(text)
+        self.exported: set[str] = set()
+        self.commands: list[Command] = []
+        self.assignments: list[Assignment] = []
+        self.written: list[str] = []  # files the script writes (``> ds_config.json``)
+
+    def raw(self, node: tree_sitter.Node) -> str:
+        return self.text[node.start_byte : node.end_byte]
+
+    def block(self, node: tree_sitter.Node, conditional: bool, depth: int) -> None:
+        for child in node.named_children:
+            self.statement(child, conditional, depth + 1)
+
+    def statement(self, node: tree_sitter.Node, conditional: bool, depth: int) -> None:
+        if depth > MAX_DEPTH:
+            raise SourceError(f"nesting deeper than {MAX_DEPTH} levels", *position(node))
+        kind = node.type
+        if kind == "command":
+            self.command(node, conditional)
+        elif kind == "variable_assignment":
+            self.assign(node, False, conditional)
+        elif kind == "declaration_command":
+            self.declare(node, conditional)
+        elif kind == "unset_command":
+            self.unset(node, conditional)
+        elif kind in _BRANCHES:
+            self.branch(node, conditional, depth)
+        elif kind in _ISOLATED:
+            self.isolated(node.named_children, conditional, depth)
+        elif kind == "list":
+            self.chain(node, conditional, depth)
+        elif kind in ("binary_expression", "unary_expression", "postfix_expression"):
+            self.arithmetic_effects(node)
+        elif kind == "file_redirect":
+            self.redirect(node)
+        elif kind not in _SKIPPED:
+            self.block(node, conditional, depth)
+
+    def expander(self) -> Expander:
+        return Expander(self.text, self.vars, self.budget)
+
+    def scoped(self, nodes: list[tree_sitter.Node], conditional: bool, depth: int) -> set[str]:
+        """Walk ``nodes`` in a scope over the variables (an overlay, not a copy of the
+        table: linear in what the branch changes); the names they changed."""
+        before = self.vars
+        self.vars = before.copy()
+        for node in nodes:
+            self.statement(node, conditional, depth + 1)
+        changed = self.vars.changed()
+        self.vars = before
+        return changed
+
+    def branch(self, node: tree_sitter.Node, conditional: bool, depth: int) -> None:
+        """if/case/loops/functions: any variable set inside is unknown afterwards.
+
+        Commands inside if/case/while are conditional; for-loop and function bodies inherit.
+        """
+        loop_variable = (
+            node.child_by_field_name("variable") if node.type == "for_statement" else None
+        )
+        if loop_variable is not None:
+            self.vars.assign(self.raw(loop_variable), None)
+        conditional = conditional or node.type in _CONDITIONAL
+        children = node.named_children
+        changed = self.scoped([c for c in children if c.type not in _ARMS], conditional, depth)
+        for arm in (c for c in children if c.type in _ARMS):
+            changed |= self.scoped(arm.named_children, conditional, depth)
+        for name in changed:
+            self.vars.assign(name, None)
+
+    def isolated(self, nodes: list[tree_sitter.Node], conditional: bool, depth: int) -> None:
+        """Subshells and pipeline stages: commands count, assignments do not leak."""
+        before = self.vars
+        for node in nodes:
+            self.vars = before.copy()
+            self.statement(node, conditional, depth + 1)
+        self.vars = before
+
+    def chain(self, node: tree_sitter.Node, conditional: bool, depth: int) -> None:
+        """``a && b || c``: only the first part always runs."""
+        if not node.named_children:
+            return
+        first, *rest = node.named_children
+        self.statement(first, conditional, depth + 1)
+        for name in self.scoped(rest, True, depth):
+            self.vars.assign(name, None)
+
+    def command(self, node: tree_sitter.Node, conditional: bool) -> None:
+        expander = self.expander()
+        env: list[Assignment] = []
+        words: list[Word] = []
+        for index, child in enumerate(node.children):
+            role = node.field_name_for_child(index)
+            if child.type == "variable_assignment" and role is None:
+                env.append(self.assignment(child, True, conditional))
+            elif role == "name" and child.named_children:
+                words.extend(expander.words(child.named_children[0]))
+            elif role == "argument":
+                words.extend(expander.words(child))
+        if not words:
+            return
+        line, column = position(node)
+        text = " ".join(_CONTINUATION.sub(" ", self.raw(node)).split())
+        name, *args = words
+        self.reader_effects(name, args)
+        self.commands.append(
+            Command(name, tuple(args), tuple(env), line, column, text, conditional)
+        )
+
+    def redirect(self, node: tree_sitter.Node) -> None:
+        """``> file`` / ``>> file``: the script writes that file (a config it generates)."""
+        operator = next((c.type for c in node.children if not c.is_named), "")
+        target = node.child_by_field_name("destination")
+        if ">" in operator and "&" not in operator and target is not None:
+            words = self.expander().words(target)
+            self.written += [w.text for w in words if w.text]
+
+    def assignment(self, node: tree_sitter.Node, exported: bool, conditional: bool) -> Assignment:
+        """Evaluate ``NAME=value`` (without storing it) as an Assignment record."""
+        name_node = node.child_by_field_name("name")
+        name = self.raw(name_node) if name_node is not None else self.raw(node).split("=")[0]
+        line, column = position(node)
+        value = self.value(node)
+        return Assignment(name, _text(value), line, column, exported, conditional)
+
+    def value(self, node: tree_sitter.Node) -> Value:
+        """An assignment's value, paid for out of the script's budget (a value shared with
+        another variable costs its length too: every reader after this one processes it)."""
+        value_node = node.child_by_field_name("value")
+        expander = self.expander()
+        if value_node is None:
+            return ""
+        if value_node.type != "array":
+            text = capped(expander.resolve(value_node, 0))
+            source = value_node.end_byte - value_node.start_byte
+            return text if text is None or self.budget.take(len(text) - source) else None
+        items: list[Word] = []
+        for child in value_node.named_children:
+            items += expander.words(child)
+            if len(items) > MAX_ITEMS:
+                return None
+        return tuple(items)
+
+    def assign(self, node: tree_sitter.Node, exported: bool, conditional: bool) -> None:
+        name_node = node.child_by_field_name("name")
+        if name_node is None:
+            return
+        if name_node.type == "subscript":  # A[i]=x: the array is no longer fully known
+            base = name_node.child_by_field_name("name")
+            if base is not None:
+                self.vars.assign(self.raw(base), None)
+            return
+        name = self.raw(name_node)
+        value = self.value(node)
+        if any(child.type == "+=" for child in node.children):
+            value = _append(self.vars.get(name)[1], value, self.budget)
+        self.vars.assign(name, value)
+        exported = exported or name in self.exported
+        if exported:
+            self.exported.add(name)
+        line, column = position(node)
+        self.assignments.append(Assignment(name, _text(value), line, column, exported, conditional))
+
+    def declare(self, node: tree_sitter.Node, conditional: bool) -> None:
+        keyword = node.children[0].type if node.children else ""
+        options = [self.raw(c) for c in node.named_children if c.type == "word"]
+        exported = keyword == "export" or any(
+            o.startswith("-") and "x" in o and "n" not in o for o in options
+        )
+        for child in node.named_children:
+            if child.type == "variable_assignment":
+                self.assign(child, exported, conditional)
+            elif child.type == "variable_name" and exported:
+                self.export_existing(child, conditional)
+
+    def export_existing(self, node: tree_sitter.Node, conditional: bool) -> None:
+        """``export NAME``: recorded with the value it has, paid for like any value handed
+        out (``export A`` 20,000 times must not repeat a large A 20,000 times for free)."""
+        name = self.raw(node)
+        self.exported.add(name)
+        is_set, value = self.vars.get(name)
+        if is_set:
+            line, column = position(node)
+            text = _text(value)
+            if text is not None and not self.budget.take(len(text) - len(name)):
+                text = None
+            record = Assignment(name, text, line, column, True, conditional)
+            self.assignments.append(record)
+
+    def unset(self, node: tree_sitter.Node, conditional: bool) -> None:
+        """``unset X``: X is gone; an exported X leaves the environment, recorded as an
+        exported assignment without a value so later readers of ``exports`` see it go."""
+        for child in node.named_children:
+            name = self.raw(child)
+            self.vars.unset(name)
+            if self.vars.get(name)[0]:
+                self.vars.assign(name, "")
+            if name in self.exported:
+                line, column = position(child)
+                self.assignments.append(Assignment(name, None, line, column, True, conditional))
+
+    def reader_effects(self, name: Word, args: list[Word]) -> None:
+        """``read X``, ``mapfile A``, ``let X=..``, ``printf -v X``: X becomes unknown."""
+        if name.text not in _VARIABLE_READERS:
+            return
+        for arg in args:
+            text = arg.text or ""
+            target = text.split("=", 1)[0].rstrip("+-*/%")
+            if target.isidentifier():
+                self.vars.assign(target, None)
+        if name.text in ("mapfile", "readarray"):
+            self.vars.assign("MAPFILE", None)
+
+    def arithmetic_effects(self, node: tree_sitter.Node) -> None:
+        """``((N = N * 2))`` / ``((i++))``: assigned variables become unknown."""
+        for child in descendants(node):
+            if child.type != "variable_name":
+                continue
+            sibling = child.next_sibling or child.prev_sibling
+            if sibling is not None and sibling.type in _ARITH_ASSIGN:
+                self.vars.assign(self.raw(child), None)
+
+
+def _text(value: Value) -> str | None:
+    return None if isinstance(value, tuple) else value
+
+
+def _append(old: Value, new: Value, budget: Budget) -> Value:
+    """``X+=value`` / ``A+=(items)``, sized before the copy (``A+=("${A[@]}")`` doubles)."""
+    if isinstance(new, tuple):
+        if isinstance(old, tuple):
+            if len(old) + len(new) > MAX_ITEMS or not budget.hand_out(old, 0):
+                return None
+            return (*old, *new)
+        return None if old is None else new
+    if isinstance(old, tuple) or old is None or new is None:
+        return None
+    return budget.join([old, new], 0)
+
+
+def descendants(node: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
+    """Every node under ``node`` in document order, without recursion."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
