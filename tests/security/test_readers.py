@@ -160,6 +160,15 @@ def test_a_script_shows_none_of_the_audits_secrets() -> None:
     assert "--input_key question --mm_use_im_patch_token False --max_tokens 512" in command
 
 
+def test_a_launch_that_is_no_training_run_says_why_without_its_secret() -> None:
+    """Found by hypothesis: a launch of an unknown entry is no job, and the reason quoted the
+    entry word for word, token and all (``show --files`` printed it)."""
+    token = "hf_" + "abcdefghijklmnopqrstuvwxyz123456"
+    doc = read_document(Input("run.sh", f"#!/bin/bash\ntorchrun HF_TOKEN={token} export\n"))
+    assert isinstance(doc, Document) and doc.purpose is not None
+    assert token not in repr(doc) and "<redacted>" in doc.purpose
+
+
 _PYTORCHJOB = """\
 apiVersion: kubeflow.org/v1
 kind: PyTorchJob

@@ -29,7 +29,7 @@ from trainlint.sources.base import (
     workloads,
 )
 from trainlint.sources.base.format import Flags, Format
-from trainlint.sources.base.redact import redact_fact
+from trainlint.sources.base.redact import redact_fact, redact_text
 
 
 @cache
@@ -169,6 +169,7 @@ def finish(doc: Document, file: Input) -> Document:
         block_facts, block_errors = annotation.from_block(file.trees[0], file.path)
         facts, errors = facts + block_facts, errors + block_errors
     doc.facts = [redact_fact(fact) for fact in [*doc.facts, *facts]]
+    doc.purpose = redact_text(doc.purpose) if doc.purpose else doc.purpose  # names the entry
     doc.errors += errors
     stated = {fact.pointer for fact in doc.facts}
     doc.defaults = [default for default in doc.defaults if default.pointer not in stated]
