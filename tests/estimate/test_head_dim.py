@@ -9,22 +9,22 @@ from tests.estimate.jobs import make_job
 from trainlint.catalog import ModelSpecEntry
 from trainlint.estimate import EstimateParams, resolve_model
 from trainlint.estimate.inputs import Dims, largest_layer, lora_params, resolve
-from trainlint.estimate.ledger import Fact
+from trainlint.estimate.ledger import Sourced
 
 
 def _dims(entry: ModelSpecEntry, vocab: int | None = None) -> Dims:
     """The entry's dims; a vocab of 1 hides the embedding so the layer itself is returned."""
 
-    def fact(value: int) -> Fact[int]:
-        return Fact(value, "catalog")
+    def sourced(value: int) -> Sourced[int]:
+        return Sourced(value, "catalog")
 
     return Dims(
-        layers=fact(entry.layers),
-        hidden=fact(entry.hidden),
-        heads=fact(entry.heads),
-        kv_heads=fact(entry.kv_heads),
-        ffn_hidden=fact(entry.ffn_hidden),
-        vocab=fact(vocab or entry.vocab),
+        layers=sourced(entry.layers),
+        hidden=sourced(entry.hidden),
+        heads=sourced(entry.heads),
+        kv_heads=sourced(entry.kv_heads),
+        ffn_hidden=sourced(entry.ffn_hidden),
+        vocab=sourced(vocab or entry.vocab),
     )
 
 

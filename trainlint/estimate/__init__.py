@@ -52,11 +52,11 @@ __all__ = [
 
 def _record_inputs(inp: Inputs, led: Ledger) -> None:
     """Sources of the values copied straight from the resolved inputs."""
-    for key, fact in (("params", inp.params), ("trainable_params", inp.trainable)):
-        if fact is None:
+    for key, known in (("params", inp.params), ("trainable_params", inp.trainable)):
+        if known is None:
             led.missing("model.params")
         else:
-            led.put(key, fact.value, fact.source)
+            led.put(key, known.value, known.source)
     if inp.hw.gpu is not None:
         led.put("gpu", inp.hw.gpu.name, "catalog")
     if inp.hw.world is not None:

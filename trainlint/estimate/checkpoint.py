@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass, replace
 
 from trainlint.estimate.inputs import MAX_QUANTITY, Inputs, finite
-from trainlint.estimate.ledger import Fact, Ledger, derived
+from trainlint.estimate.ledger import Ledger, Sourced, derived
 from trainlint.estimate.params import EstimateParams, RuleLimits
 from trainlint.job import Checkpoint, CheckpointCost, Source
 
@@ -140,7 +140,7 @@ def _stall(size: _Size, plan: _Plan, step_s: float | None, led: Ledger) -> _Size
     return size
 
 
-def _plan(ck: Checkpoint, steps: Fact[int] | None, led: Ledger) -> _Plan:
+def _plan(ck: Checkpoint, steps: Sourced[int] | None, led: Ledger) -> _Plan:
     """Interval and number of saves; only step-based checkpointing has both."""
     strategy = (ck.strategy or "steps").strip().lower()
     if strategy in _NO_CHECKPOINTS:
@@ -228,7 +228,7 @@ def job_checkpoint(
     p: EstimateParams,
     rules: RuleLimits,
     led: Ledger,
-    steps: Fact[int] | None,
+    steps: Sourced[int] | None,
     step_s: float | None,
 ) -> CheckpointCost:
     """The job's checkpoint cost; fields stay None where an input is missing."""

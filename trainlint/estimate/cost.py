@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from trainlint.catalog import GpuSpec, gpus
 from trainlint.estimate.compute import job_compute
 from trainlint.estimate.inputs import Hardware, Inputs, finite, positive, price_of
-from trainlint.estimate.ledger import Fact, Ledger, derived
+from trainlint.estimate.ledger import Ledger, Sourced, derived
 from trainlint.estimate.memory import job_memory
 from trainlint.estimate.params import EstimateParams, RuleLimits
 from trainlint.job import Alternative, Run, Training
@@ -21,7 +21,7 @@ _CHEAPER = 1 - 1e-9  # "cheaper" means cheaper beyond float noise
 
 def run_steps(
     tr: Training, inp: Inputs, tokens_per_step: int | None, led: Ledger
-) -> Fact[int] | None:
+) -> Sourced[int] | None:
     """Optimizer steps in the run: max_steps, else epochs x steps per epoch, else one pass over
     a token budget (``dataset_tokens`` without epochs: pre-training's "train on D tokens").
 
@@ -30,13 +30,13 @@ def run_steps(
     """
     for declared in (positive(tr.max_steps), positive(tr.total_steps)):
         if declared is not None:
-            return _record(led, Fact(declared, "declared"))
+            return _record(led, Sourced(declared, "declared"))
     epochs = finite(tr.epochs)
     epochs = epochs if epochs is not None and epochs > 0 else None
     per_epoch = _steps_per_epoch(tr, inp, tokens_per_step)
     budget = positive(tr.dataset_tokens)
     if epochs is None and budget is not None and tokens_per_step:
-        return _record(led, Fact(max(1, math.ceil(budget / tokens_per_step)), "estimated"))
+        return _record(led, Sourced(max(1, math.ceil(budget / tokens_per_step)), "estimated"))
     if epochs is None or per_epoch is None:
         led.missing("training.max_steps")
         if epochs is not None:
@@ -46,21 +46,21 @@ def run_steps(
     if not math.isfinite(total):  # an absurd epoch count: no usable run length
         led.missing("training.epochs")
         return None
-    return _record(led, Fact(max(1, math.ceil(total)), per_epoch.source))
+    return _record(led, Sourced(max(1, math.ceil(total)), per_epoch.source))
 
 
-def _record(led: Ledger, steps: Fact[int]) -> Fact[int]:
+def _record(led: Ledger, steps: Sourced[int]) -> Sourced[int]:
     led.put("run.steps", steps.value, steps.source)
     return steps
 
 
-def _steps_per_epoch(tr: Training, inp: Inputs, tokens_per_step: int | None) -> Fact[int] | None:
+def _steps_per_epoch(tr: Training, inp: Inputs, tokens_per_step: int | None) -> Sourced[int] | None:
     samples, tokens = positive(tr.dataset_samples), positive(tr.dataset_tokens)
     glob = inp.global_batch
     if samples is not None and glob is not None:
-        return Fact(math.ceil(samples / glob.value), derived(glob.source))
+        return Sourced(math.ceil(samples / glob.value), derived(glob.source))
     if tokens is not None and tokens_per_step:
-        return Fact(math.ceil(tokens / tokens_per_step), "estimated")
+        return Sourced(math.ceil(tokens / tokens_per_step), "estimated")
     return None
 
 
@@ -70,7 +70,7 @@ def run_hours(steps: int, step_s: float, checkpoint_s: float = 0.0) -> float:
 
 
 def job_run(
-    inp: Inputs, steps: Fact[int] | None, step_s: float | None, checkpoint_s: float, led: Ledger
+    inp: Inputs, steps: Sourced[int] | None, step_s: float | None, checkpoint_s: float, led: Ledger
 ) -> Run:
     """Hours, GPU-hours and USD of the whole run; each None where an input is missing."""
     world, price = inp.hw.world, inp.hw.price
@@ -109,10 +109,10 @@ def _price(
     return _Priced(step_s, gpu_hours * price.value, gpu_hours * price.value, gpu_hours)
 
 
-def _on(inp: Inputs, gpu: GpuSpec, p: EstimateParams, world: Fact[int] | None) -> Inputs:
+def _on(inp: Inputs, gpu: GpuSpec, p: EstimateParams, world: Sourced[int] | None) -> Inputs:
     """The same job on ``world`` x ``gpu``: micro-batch, global batch and steps are unchanged;
     fewer GPUs accumulate more micro-batches per step."""
-    memory = Fact(float(gpu.memory_bytes), "catalog")
+    memory = Sourced(float(gpu.memory_bytes), "catalog")
     return replace(inp, hw=Hardware(gpu, memory, world, price_of(gpu, p)))
 
 
@@ -120,7 +120,7 @@ def _total_on(inp: Inputs, p: EstimateParams, n: int) -> float | None:
     """Memory per GPU of the job on ``n`` GPUs of any kind: weights, gradients, optimizer
     states and activations depend on the count (sharding), never on the GPU model."""
     return job_memory(
-        replace(inp, hw=replace(inp.hw, world=Fact(n, "estimated"))), p, Ledger()
+        replace(inp, hw=replace(inp.hw, world=Sourced(n, "estimated"))), p, Ledger()
     ).total_bytes
 
 
@@ -199,7 +199,7 @@ def alternatives(
         for n in counts:
             if gpu.name == own and n == counts[0]:
                 continue
-            world = Fact(n, "estimated")
+            world = Sourced(n, "estimated")
             other = _on(inp, gpu, p, world)
             candidate = _candidate(other, p, rules, steps, checkpoint_s, gpus_per_node, totals[n])
             if candidate is None or candidate[0].rank >= current.rank * _CHEAPER:

@@ -23,7 +23,7 @@ from trainlint.catalog import (
 )
 from trainlint.catalog import resolve_model as _resolve_model
 from trainlint.derive import global_batch, micro_batch, world_size
-from trainlint.estimate.ledger import Fact
+from trainlint.estimate.ledger import Sourced
 from trainlint.estimate.params import EstimateParams
 from trainlint.estimate.precision import (
     ADAM,
@@ -44,38 +44,38 @@ class Hardware:
     """The GPUs a configuration runs on; alternatives swap this and nothing else."""
 
     gpu: GpuSpec | None
-    gpu_bytes: Fact[float] | None
-    world: Fact[int] | None
-    price: Fact[float] | None
+    gpu_bytes: Sourced[float] | None
+    world: Sourced[int] | None
+    price: Sourced[float] | None
 
 
 @dataclass(frozen=True)
 class Dims:
-    layers: Fact[int] | None = None
-    hidden: Fact[int] | None = None
-    heads: Fact[int] | None = None
-    kv_heads: Fact[int] | None = None
-    ffn_hidden: Fact[int] | None = None
-    vocab: Fact[int] | None = None
-    seq_len: Fact[int] | None = None
+    layers: Sourced[int] | None = None
+    hidden: Sourced[int] | None = None
+    heads: Sourced[int] | None = None
+    kv_heads: Sourced[int] | None = None
+    ffn_hidden: Sourced[int] | None = None
+    vocab: Sourced[int] | None = None
+    seq_len: Sourced[int] | None = None
 
 
 @dataclass(frozen=True)
 class Inputs:
-    params: Fact[int] | None
-    trainable: Fact[int] | None
+    params: Sourced[int] | None
+    trainable: Sourced[int] | None
     peft: bool
     quantization_bits: int | None
     dims: Dims
-    precision: Fact[Precision]
-    optimizer: Fact[OptimizerSpec]
+    precision: Sourced[Precision]
+    optimizer: Sourced[OptimizerSpec]
     zero_stage: int
     model_parallel: int  # tensor x pipeline
     offload_optimizer: bool
     offload_params: bool
     recompute: bool
-    micro_batch: Fact[int] | None
-    global_batch: Fact[int] | None  # sequences per optimizer step, held fixed across hardware
+    micro_batch: Sourced[int] | None
+    global_batch: Sourced[int] | None  # sequences per optimizer step, held fixed across hardware
     hw: Hardware
     assumed: Mapping[str, str | int | float | bool] = field(default_factory=dict, hash=False)
     tensor: int = 1
@@ -84,7 +84,7 @@ class Inputs:
     recompute_mode: str = "none"  # none, selective, full (Korthikanti 2022 Table 2)
     shard_group: int | None = None  # HYBRID_SHARD: shard within this many GPUs (one node)
     largest_layer: int | None = None  # params of the largest module: ZeRO-3 gathers 4 B each
-    active_params: Fact[int] | None = None  # MoE: parameters per token (FLOPs); dense: params
+    active_params: Sourced[int] | None = None  # MoE: parameters per token (FLOPs); dense: params
 
     def data_parallel(self, world: int) -> int:
         """Data-parallel degree: the world divided among tensor and pipeline ranks."""
@@ -111,30 +111,30 @@ def positive(value: float | None) -> int | None:
     return int(value) if value is not None and 0 < value <= MAX_QUANTITY else None
 
 
-def _fact(value: int | None, source: Source) -> Fact[int] | None:
-    return None if value is None else Fact(value, source)
+def _sourced(value: int | None, source: Source) -> Sourced[int] | None:
+    return None if value is None else Sourced(value, source)
 
 
 def _dims(job: Job, entry: ModelSpecEntry | None) -> Dims:
     model, declared = job.model, job.model.source or "declared"
 
-    def pick(name: str) -> Fact[int] | None:
+    def pick(name: str) -> Sourced[int] | None:
         own = positive(getattr(model, name))
         if own is not None:
-            return Fact(own, declared)
-        return None if entry is None else Fact(int(getattr(entry, name)), "catalog")
+            return Sourced(own, declared)
+        return None if entry is None else Sourced(int(getattr(entry, name)), "catalog")
 
     names = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab")
     picked = {name: pick(name) for name in names}
-    return Dims(**picked, seq_len=_fact(positive(model.seq_len), declared))
+    return Dims(**picked, seq_len=_sourced(positive(model.seq_len), declared))
 
 
-def _params(job: Job, entry: ModelSpecEntry | None, dims: Dims) -> Fact[int] | None:
+def _params(job: Job, entry: ModelSpecEntry | None, dims: Dims) -> Sourced[int] | None:
     declared = positive(job.model.params)
     if declared is not None:
-        return Fact(declared, job.model.source or "declared")
+        return Sourced(declared, job.model.source or "declared")
     if entry is not None:
-        return Fact(entry.params, "catalog")
+        return Sourced(entry.params, "catalog")
     if dims.layers and dims.hidden and dims.vocab:
         value = params_from_dims(
             dims.layers.value,
@@ -144,24 +144,24 @@ def _params(job: Job, entry: ModelSpecEntry | None, dims: Dims) -> Fact[int] | N
             heads=dims.heads.value if dims.heads else None,
             kv_heads=dims.kv_heads.value if dims.kv_heads else None,
         )
-        return Fact(value, "estimated")
+        return Sourced(value, "estimated")
     return None
 
 
 def _trainable(
     job: Job,
-    params: Fact[int] | None,
+    params: Sourced[int] | None,
     p: EstimateParams,
     assumed: Assumed,
     dims: Dims | None = None,
     entry: ModelSpecEntry | None = None,
-) -> tuple[Fact[int] | None, bool]:
+) -> tuple[Sourced[int] | None, bool]:
     peft = (job.model.peft.method or "").strip().lower() not in _NO_PEFT
     declared = positive(job.model.trainable_params)
     if declared is not None:
         if params is not None and declared > params.value:
             declared = params.value
-        return Fact(declared, job.model.source or "declared"), peft
+        return Sourced(declared, job.model.source or "declared"), peft
     if params is None:
         return None, peft
     if not peft:
@@ -170,7 +170,7 @@ def _trainable(
     if lora is not None:
         return lora, peft
     assumed["model.trainable_params"] = p.peft_trainable_fraction
-    return Fact(max(1, round(params.value * p.peft_trainable_fraction)), "default"), peft
+    return Sourced(max(1, round(params.value * p.peft_trainable_fraction)), "default"), peft
 
 
 DEFAULT_LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj")
@@ -226,7 +226,7 @@ def lora_params(
     return layers * per_layer
 
 
-def _lora(job: Job, dims: Dims | None, entry: ModelSpecEntry | None) -> Fact[int] | None:
+def _lora(job: Job, dims: Dims | None, entry: ModelSpecEntry | None) -> Sourced[int] | None:
     """LoRA/QLoRA trainable parameters from the rank, targets and the model's dimensions."""
     peft = job.model.peft
     rank = positive(peft.rank)
@@ -246,7 +246,7 @@ def _lora(job: Job, dims: Dims | None, entry: ModelSpecEntry | None) -> Fact[int
         targets=peft.target_modules,
         head_dim=_head_dim(dims, entry),
     )
-    return None if count is None else Fact(count, "estimated")
+    return None if count is None else Sourced(count, "estimated")
 
 
 def attention_widths(
@@ -266,8 +266,8 @@ def _matches(dims: Dims, entry: ModelSpecEntry | None) -> ModelSpecEntry | None:
     if entry is None:
         return None
     for name in ("hidden", "heads", "kv_heads"):
-        fact = getattr(dims, name)
-        if fact is not None and fact.value != getattr(entry, name):
+        dim = getattr(dims, name)
+        if dim is not None and dim.value != getattr(entry, name):
             return None
     return entry
 
@@ -342,30 +342,30 @@ def largest_layer(dims: Dims, entry: ModelSpecEntry | None) -> int | None:
     return max(embedding, sparse, dense)
 
 
-def _active(entry: ModelSpecEntry | None, params: Fact[int] | None) -> Fact[int] | None:
+def _active(entry: ModelSpecEntry | None, params: Sourced[int] | None) -> Sourced[int] | None:
     """Parameters used per token: the catalog's active count for MoE, else all of them."""
     catalog = params is not None and params.source == "catalog"
     if entry is not None and entry.active_params and catalog:
-        return Fact(entry.active_params, "catalog")
+        return Sourced(entry.active_params, "catalog")
     return params
 
 
-def _precision(job: Job, p: EstimateParams, assumed: Assumed) -> Fact[Precision]:
+def _precision(job: Job, p: EstimateParams, assumed: Assumed) -> Sourced[Precision]:
     parsed = parse_precision(job.training.precision)
     if parsed is not None:
-        return Fact(parsed, "declared")
+        return Sourced(parsed, "declared")
     fallback = parse_precision(p.default_precision) or PRECISIONS["bf16"]
     assumed["training.precision"] = fallback.name
-    return Fact(fallback, "default")
+    return Sourced(fallback, "default")
 
 
-def _optimizer(job: Job, assumed: Assumed) -> Fact[OptimizerSpec]:
+def _optimizer(job: Job, assumed: Assumed) -> Sourced[OptimizerSpec]:
     opt = job.training.optimizer
     parsed = parse_optimizer(opt.name, opt.family, opt.eight_bit)
     if parsed is not None:
-        return Fact(parsed, "declared")
+        return Sourced(parsed, "declared")
     assumed["training.optimizer.name"] = ADAM.name
-    return Fact(ADAM, "default")
+    return Sourced(ADAM, "default")
 
 
 # FSDP sharding strategies as ZeRO stages (torch.distributed.fsdp.ShardingStrategy).
@@ -420,55 +420,55 @@ def _shard_group(job: Job, model_parallel: int) -> int | None:
     return max(1, per_node // model_parallel)
 
 
-def _world(job: Job) -> Fact[int] | None:
+def _world(job: Job) -> Sourced[int] | None:
     """The job's GPU count: its world size as stated or derived (``derive``: what the config
     fixes is ``declared``), else GPUs per node x nodes, one node when the count is unknown: a
     guess derivation refuses (``--nnodes $NNODES``), hence ``estimated``."""
     res = job.resources
     world = positive(res.world_size)
     if world is not None:
-        return Fact(world, "declared")
+        return Sourced(world, "declared")
     per_node = positive(res.gpus_per_node)
     if per_node is None:
         return None
-    return Fact(world_size(per_node, positive(res.nodes)), "estimated")
+    return Sourced(world_size(per_node, positive(res.nodes)), "estimated")
 
 
 def _hardware(job: Job, p: EstimateParams) -> Hardware:
     gpu_field = job.resources.gpu
     gpu = resolve_gpu(gpu_field.model) if gpu_field.model else None
-    gpu_bytes: Fact[float] | None = None
+    gpu_bytes: Sourced[float] | None = None
     if positive(gpu_field.memory_bytes) is not None:
-        gpu_bytes = Fact(float(gpu_field.memory_bytes or 0), gpu_field.source or "declared")
+        gpu_bytes = Sourced(float(gpu_field.memory_bytes or 0), gpu_field.source or "declared")
     elif gpu is not None:
-        gpu_bytes = Fact(float(gpu.memory_bytes), "catalog")
+        gpu_bytes = Sourced(float(gpu.memory_bytes), "catalog")
     return Hardware(gpu, gpu_bytes, _world(job), price_of(gpu, p))
 
 
-def price_of(gpu: GpuSpec | None, p: EstimateParams) -> Fact[float] | None:
+def price_of(gpu: GpuSpec | None, p: EstimateParams) -> Sourced[float] | None:
     """USD per GPU-hour: the org's override (declared), else the catalog's."""
     if gpu is None:
         return None
     if gpu.name in p.prices:
-        return Fact(p.prices[gpu.name], "declared")
-    return None if gpu.price_per_hour is None else Fact(gpu.price_per_hour, "catalog")
+        return Sourced(p.prices[gpu.name], "declared")
+    return None if gpu.price_per_hour is None else Sourced(gpu.price_per_hour, "catalog")
 
 
-def _batches(job: Job, dp: int | None) -> tuple[Fact[int] | None, Fact[int] | None]:
+def _batches(job: Job, dp: int | None) -> tuple[Sourced[int] | None, Sourced[int] | None]:
     """Micro-batch per GPU and global batch in sequences, as stated or derived (``derive``),
     else each solved from the other over ``dp`` replicas (``estimated``): derivation leaves an
     unstated micro-batch unknown, and has no replicas when the world size is a guess."""
     tr = job.training
     micro, accum = positive(tr.micro_batch_size), positive(tr.grad_accum_steps)
     glob = positive(tr.global_batch_size)
-    micro_fact = _fact(micro, "declared")
+    micro_sourced = _sourced(micro, "declared")
     if glob is not None:
         if micro is None and dp:
-            micro_fact = _fact(micro_batch(glob, accum, dp), "estimated")
-        return micro_fact, Fact(glob, "declared")
+            micro_sourced = _sourced(micro_batch(glob, accum, dp), "estimated")
+        return micro_sourced, Sourced(glob, "declared")
     if micro is None or dp is None:
-        return micro_fact, None
-    return micro_fact, Fact(global_batch(micro, accum, dp), "estimated")
+        return micro_sourced, None
+    return micro_sourced, Sourced(global_batch(micro, accum, dp), "estimated")
 
 
 def resolve(job: Job, p: EstimateParams) -> Inputs:

@@ -16,8 +16,10 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True)
-class Fact(Generic[T]):
-    """A resolved input and where it came from."""
+class Sourced(Generic[T]):
+    """A resolved input and where it came from (its ``Source``): ``Sourced[int]`` is an int
+    whose source an estimate inherits. Not a ``sources.base.Fact``, which is what a file
+    states and where; this is a figure the estimator resolved, from a file or a catalog."""
 
     value: T
     source: Source

@@ -165,7 +165,7 @@ def _activations(inp: Inputs, p: EstimateParams, led: Ledger) -> float | None:
     }
     if not (p.flash_attention or inp.recompute_mode in ("full", "selective")):
         need["model.heads"] = d.heads
-    missing = [name for name, fact in need.items() if fact is None]
+    missing = [name for name, value in need.items() if value is None]
     if missing or not (d.seq_len and inp.micro_batch and d.hidden and d.layers):
         led.missing(*missing)
         return None

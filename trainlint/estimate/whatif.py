@@ -19,7 +19,7 @@ from typing import TypeVar
 
 from trainlint.estimate.compute import job_compute
 from trainlint.estimate.inputs import Inputs
-from trainlint.estimate.ledger import Fact, Ledger
+from trainlint.estimate.ledger import Ledger, Sourced
 from trainlint.estimate.memory import job_memory
 from trainlint.estimate.params import EstimateParams, RuleLimits
 from trainlint.estimate.precision import PRECISIONS
@@ -121,7 +121,7 @@ def memory_fixes(
     micro = inp.micro_batch.value if inp.micro_batch else 1
     size = micro // 2
     while size >= 1:
-        smaller = replace(inp, micro_batch=Fact(size, "estimated"))
+        smaller = replace(inp, micro_batch=Sourced(size, "estimated"))
         fix = _fix(smaller, p, fits, "micro_batch", gpu_bytes)
         if fix is not None:
             fixes.append(fix)
@@ -152,7 +152,7 @@ def mixed_precision(
         return MixedPrecisionCost()
     ratio = led.put("mixed_precision.peak_ratio", (gpu.peak_flops(name) or 0.0) / fp32, "catalog")
     cost = MixedPrecisionCost(precision=name, peak_ratio=ratio)
-    other = replace(inp, precision=Fact(PRECISIONS[name], "default"))
+    other = replace(inp, precision=Sourced(PRECISIONS[name], "default"))
     faster = job_compute(other, p, Ledger(), per_node).step_time_s
     if step_s is None or faster is None or faster <= 0:
         return cost
