@@ -19,7 +19,7 @@ from typing import Any
 from trainlint.sources.base import Document, Input, Role
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
-from trainlint.sources.base.table import Rule, describe
+from trainlint.sources.base.table import JobField, describe
 from trainlint.sources.structured import Path, flat
 from trainlint.sources.structured.flat import words
 
@@ -59,29 +59,35 @@ def _compiled(value: Any) -> bool | None:
 
 _FSDP = "fsdp_config"
 _DS = "deepspeed_config"
-TABLE: dict[Path, list[Rule]] = {
-    ("distributed_type",): [Rule("/training/parallelism/strategy", _strategy)],
-    ("num_processes",): [Rule("/resources/world_size", n.positive_int)],
-    ("num_machines",): [Rule("/resources/nodes", n.positive_int)],
+TABLE: dict[Path, list[JobField]] = {
+    ("distributed_type",): [JobField("/training/parallelism/strategy", _strategy)],
+    ("num_processes",): [JobField("/resources/world_size", n.positive_int)],
+    ("num_machines",): [JobField("/resources/nodes", n.positive_int)],
     ("mixed_precision",): [
-        Rule("/training/precision", n.precision),
-        Rule("/features/fp8", lambda value: "precision" if n.precision(value) == "fp8" else None),
+        JobField("/training/precision", n.precision),
+        JobField(
+            "/features/fp8", lambda value: "precision" if n.precision(value) == "fp8" else None
+        ),
     ],
-    ("dynamo_config", "dynamo_backend"): [Rule("/training/compile", _compiled)],
-    (_FSDP, "fsdp_sharding_strategy"): [Rule("/training/parallelism/zero_stage", sharding_stage)],
+    ("dynamo_config", "dynamo_backend"): [JobField("/training/compile", _compiled)],
+    (_FSDP, "fsdp_sharding_strategy"): [
+        JobField("/training/parallelism/zero_stage", sharding_stage)
+    ],
     (_FSDP, "fsdp_reshard_after_forward"): [
-        Rule("/training/parallelism/zero_stage", sharding_stage)
+        JobField("/training/parallelism/zero_stage", sharding_stage)
     ],
-    (_FSDP, "fsdp_offload_params"): [Rule("/training/parallelism/offload_params", n.to_bool)],
+    (_FSDP, "fsdp_offload_params"): [JobField("/training/parallelism/offload_params", n.to_bool)],
     (_FSDP, "fsdp_activation_checkpointing"): [
-        Rule("/training/activation_checkpointing", n.to_bool)
+        JobField("/training/activation_checkpointing", n.to_bool)
     ],
-    (_DS, "zero_stage"): [Rule("/training/parallelism/zero_stage", n.to_int)],
-    (_DS, "offload_optimizer_device"): [Rule("/training/parallelism/offload_optimizer", offloaded)],
-    (_DS, "offload_param_device"): [Rule("/training/parallelism/offload_params", offloaded)],
-    (_DS, "gradient_accumulation_steps"): [Rule("/training/grad_accum_steps", n.positive_int)],
+    (_DS, "zero_stage"): [JobField("/training/parallelism/zero_stage", n.to_int)],
+    (_DS, "offload_optimizer_device"): [
+        JobField("/training/parallelism/offload_optimizer", offloaded)
+    ],
+    (_DS, "offload_param_device"): [JobField("/training/parallelism/offload_params", offloaded)],
+    (_DS, "gradient_accumulation_steps"): [JobField("/training/grad_accum_steps", n.positive_int)],
     ("parallelism_config", "parallelism_config_tp_size"): [
-        Rule("/training/parallelism/tensor", n.positive_int)
+        JobField("/training/parallelism/tensor", n.positive_int)
     ],
 }
 REFERENCES: dict[Path, Role] = {(_DS, "deepspeed_config_file"): "deepspeed"}

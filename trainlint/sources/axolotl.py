@@ -21,7 +21,7 @@ from trainlint.sources.accelerate_config import sharding_stage
 from trainlint.sources.base import Document, Fact, Input, Role, seed_default
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
-from trainlint.sources.base.table import Rule, Table, describe
+from trainlint.sources.base.table import JobField, Table, describe
 from trainlint.sources.keys.axolotl import CLOUD, KEYS
 from trainlint.sources.structured import Path, Tree, flat
 
@@ -78,88 +78,88 @@ def _plugin(word: str, kind: str) -> Any:
 
 # Kernel switches (TL501): each names the experimental kernel it loads; the model's own
 # attention (``sdp_attention``, ``flex_attention``, ``attn_implementation: sdpa``) is none.
-_FLASH = [Rule("/features/flash-attn", n.when_true("kernel"))]
-_LIGER = [Rule("/features/liger", n.when_true("kernel"))]
-FEATURES: dict[Path, list[Rule]] = {
-    ("plugins",): [Rule("/features/liger", _plugin("liger", "kernel"))],  # a liger_* key wins
+_FLASH = [JobField("/features/flash-attn", n.when_true("kernel"))]
+_LIGER = [JobField("/features/liger", n.when_true("kernel"))]
+FEATURES: dict[Path, list[JobField]] = {
+    ("plugins",): [JobField("/features/liger", _plugin("liger", "kernel"))],  # a liger_* key wins
     # ``sdp_attention: true`` next to ``flash_attention: true`` states the alternative: axolotl
     # picks flash-attn first; flipping the flag off runs PyTorch's SDPA with the same config.
-    ("sdp_attention",): [Rule("/fallbacks/flash-attn", n.when_true("sdp_attention"))],
+    ("sdp_attention",): [JobField("/fallbacks/flash-attn", n.when_true("sdp_attention"))],
     ("flash_attention",): _FLASH,
     ("flash_attn_cross_entropy",): _FLASH,
     ("flash_attn_rms_norm",): _FLASH,
     ("flash_attn_fuse_mlp",): _FLASH,
-    ("attn_implementation",): [Rule("/features/flash-attn", hf_trainer.flash_attn)],
+    ("attn_implementation",): [JobField("/features/flash-attn", hf_trainer.flash_attn)],
     **{(key,): _LIGER for key in (
         "liger_rope", "liger_rms_norm", "liger_glu_activation", "liger_swiglu",
         "liger_layer_norm", "liger_cross_entropy", "liger_fused_linear_cross_entropy")},
 }  # fmt: skip
 
 
-def _fsdp_rules(key: str, rules: list[Rule]) -> dict[Path, list[Rule]]:
-    return {("fsdp_config", key): rules, ("fsdp_config", f"fsdp_{key}"): rules}
+def _fsdp_fields(key: str, fields: list[JobField]) -> dict[Path, list[JobField]]:
+    return {("fsdp_config", key): fields, ("fsdp_config", f"fsdp_{key}"): fields}
 
 
-_STAGE = [Rule("/training/parallelism/zero_stage", sharding_stage)]
-TABLE: dict[Path, list[Rule]] = {
-    ("base_model",): [Rule("/model/name", n.to_str)],
-    ("sequence_len",): [Rule("/model/seq_len", n.positive_int)],
-    ("micro_batch_size",): [Rule("/training/micro_batch_size", n.positive_int)],
-    ("gradient_accumulation_steps",): [Rule("/training/grad_accum_steps", n.positive_int)],
-    ("num_epochs",): [Rule("/training/epochs", n.positive_float)],
-    ("max_steps",): [Rule("/training/max_steps", n.positive_int)],
-    ("bf16",): [Rule("/training/precision", n.when_true("bf16"))],
-    ("fp16",): [Rule("/training/precision", n.when_true("fp16"))],
+_STAGE = [JobField("/training/parallelism/zero_stage", sharding_stage)]
+TABLE: dict[Path, list[JobField]] = {
+    ("base_model",): [JobField("/model/name", n.to_str)],
+    ("sequence_len",): [JobField("/model/seq_len", n.positive_int)],
+    ("micro_batch_size",): [JobField("/training/micro_batch_size", n.positive_int)],
+    ("gradient_accumulation_steps",): [JobField("/training/grad_accum_steps", n.positive_int)],
+    ("num_epochs",): [JobField("/training/epochs", n.positive_float)],
+    ("max_steps",): [JobField("/training/max_steps", n.positive_int)],
+    ("bf16",): [JobField("/training/precision", n.when_true("bf16"))],
+    ("fp16",): [JobField("/training/precision", n.when_true("fp16"))],
     ("fp8",): [
-        Rule("/training/precision", n.when_true("fp8")),
-        Rule("/features/fp8", n.when_true("precision")),
+        JobField("/training/precision", n.when_true("fp8")),
+        JobField("/features/fp8", n.when_true("precision")),
     ],
-    ("load_in_8bit",): [Rule("/model/quantization_bits", n.when_true(8))],
-    ("load_in_4bit",): [Rule("/model/quantization_bits", n.when_true(4))],
-    ("adapter",): [Rule("/model/peft/method", _lower)],
-    ("lora_r",): [Rule("/model/peft/rank", n.positive_int)],
-    ("optimizer",): n.optimizer_rules(),
-    ("gradient_checkpointing",): [Rule("/training/activation_checkpointing", n.to_bool)],
-    ("torch_compile",): [Rule("/training/compile", n.to_bool)],
-    ("seed",): [Rule("/training/seed", n.to_int)],
-    ("saves_per_epoch",): [Rule("/checkpoint/every_epochs", _per_epoch)],
-    ("save_strategy",): [Rule("/checkpoint/strategy", _lower)],
-    ("save_steps",): [Rule("/checkpoint/every_steps", n.positive_float)],
-    ("save_total_limit",): [Rule("/checkpoint/keep_last", n.positive_int)],
-    ("save_only_model",): [Rule("/checkpoint/save_optimizer", lambda v: _negate(n.to_bool(v)))],
-    ("eval_strategy",): [Rule("/eval/strategy", _lower)],
-    ("eval_steps",): [Rule("/eval/every_steps", n.positive_float)],
-    ("logging_steps",): [Rule("/logging/every_steps", n.positive_float)],
-    ("wandb_name",): [Rule("/name", n.to_str)],
-    ("dataloader_num_workers",): [Rule("/data/num_workers", n.to_int)],
-    ("dataloader_pin_memory",): [Rule("/data/pin_memory", n.to_bool)],
-    ("dataloader_prefetch_factor",): [Rule("/data/prefetch_factor", n.to_int)],
-    ("deepspeed",): [Rule("/training/parallelism/strategy", _set("deepspeed"))],
-    ("fsdp_version",): [Rule("/training/parallelism/strategy", _set("fsdp"))],
-    ("fsdp_config",): [Rule("/training/parallelism/strategy", _set("fsdp"))],
+    ("load_in_8bit",): [JobField("/model/quantization_bits", n.when_true(8))],
+    ("load_in_4bit",): [JobField("/model/quantization_bits", n.when_true(4))],
+    ("adapter",): [JobField("/model/peft/method", _lower)],
+    ("lora_r",): [JobField("/model/peft/rank", n.positive_int)],
+    ("optimizer",): n.optimizer_fields(),
+    ("gradient_checkpointing",): [JobField("/training/activation_checkpointing", n.to_bool)],
+    ("torch_compile",): [JobField("/training/compile", n.to_bool)],
+    ("seed",): [JobField("/training/seed", n.to_int)],
+    ("saves_per_epoch",): [JobField("/checkpoint/every_epochs", _per_epoch)],
+    ("save_strategy",): [JobField("/checkpoint/strategy", _lower)],
+    ("save_steps",): [JobField("/checkpoint/every_steps", n.positive_float)],
+    ("save_total_limit",): [JobField("/checkpoint/keep_last", n.positive_int)],
+    ("save_only_model",): [JobField("/checkpoint/save_optimizer", lambda v: _negate(n.to_bool(v)))],
+    ("eval_strategy",): [JobField("/eval/strategy", _lower)],
+    ("eval_steps",): [JobField("/eval/every_steps", n.positive_float)],
+    ("logging_steps",): [JobField("/logging/every_steps", n.positive_float)],
+    ("wandb_name",): [JobField("/name", n.to_str)],
+    ("dataloader_num_workers",): [JobField("/data/num_workers", n.to_int)],
+    ("dataloader_pin_memory",): [JobField("/data/pin_memory", n.to_bool)],
+    ("dataloader_prefetch_factor",): [JobField("/data/prefetch_factor", n.to_int)],
+    ("deepspeed",): [JobField("/training/parallelism/strategy", _set("deepspeed"))],
+    ("fsdp_version",): [JobField("/training/parallelism/strategy", _set("fsdp"))],
+    ("fsdp_config",): [JobField("/training/parallelism/strategy", _set("fsdp"))],
     ("fsdp",): [
-        Rule("/training/parallelism/strategy", _set("fsdp")),
-        Rule("/training/parallelism/zero_stage", _fsdp_stage),
-        Rule("/training/parallelism/offload_params", _fsdp_offload),
+        JobField("/training/parallelism/strategy", _set("fsdp")),
+        JobField("/training/parallelism/zero_stage", _fsdp_stage),
+        JobField("/training/parallelism/offload_params", _fsdp_offload),
     ],
-    **_fsdp_rules("sharding_strategy", _STAGE),
-    **_fsdp_rules("reshard_after_forward", _STAGE),
-    **_fsdp_rules("offload_params", [Rule("/training/parallelism/offload_params", n.to_bool)]),
-    **_fsdp_rules(
-        "activation_checkpointing", [Rule("/training/activation_checkpointing", n.to_bool)]
+    **_fsdp_fields("sharding_strategy", _STAGE),
+    **_fsdp_fields("reshard_after_forward", _STAGE),
+    **_fsdp_fields("offload_params", [JobField("/training/parallelism/offload_params", n.to_bool)]),
+    **_fsdp_fields(
+        "activation_checkpointing", [JobField("/training/activation_checkpointing", n.to_bool)]
     ),
-    ("tensor_parallel_size",): [Rule("/training/parallelism/tensor", n.positive_int)],
-    ("ray_num_workers",): [Rule("/resources/world_size", n.positive_int)],
+    ("tensor_parallel_size",): [JobField("/training/parallelism/tensor", n.positive_int)],
+    ("ray_num_workers",): [JobField("/resources/world_size", n.positive_int)],
     **FEATURES,
 }
-CLOUD_TABLE: dict[Path, list[Rule]] = {
-    ("gpu",): [Rule("/resources/gpu/model", _gpu)],
+CLOUD_TABLE: dict[Path, list[JobField]] = {
+    ("gpu",): [JobField("/resources/gpu/model", _gpu)],
     ("gpu_count",): [
-        Rule("/resources/gpus_per_node", n.positive_int),
-        Rule("/resources/scheduler", lambda v: "axolotl-cloud" if n.positive_int(v) else None),
+        JobField("/resources/gpus_per_node", n.positive_int),
+        JobField("/resources/scheduler", lambda v: "axolotl-cloud" if n.positive_int(v) else None),
     ],
-    ("node_count",): [Rule("/resources/nodes", n.positive_int)],
-    ("timeout",): [Rule("/resources/time_limit_s", n.duration_seconds)],
+    ("node_count",): [JobField("/resources/nodes", n.positive_int)],
+    ("timeout",): [JobField("/resources/time_limit_s", n.duration_seconds)],
 }
 REFERENCES: dict[Path, Role] = {("deepspeed",): "deepspeed"}
 

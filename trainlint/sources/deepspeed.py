@@ -12,7 +12,7 @@ from typing import Any
 from trainlint.sources.base import Document, Input, Role
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
-from trainlint.sources.base.table import Rule, describe
+from trainlint.sources.base.table import JobField, describe
 from trainlint.sources.keys.deepspeed import TOP_LEVEL, ZERO
 from trainlint.sources.structured import Path, flat
 
@@ -34,41 +34,43 @@ def _stage(value: Any) -> int | None:
     return stage if stage is not None and 0 <= stage <= 3 else None
 
 
-TABLE: dict[Path, list[Rule]] = {
-    (): [Rule("/training/parallelism/strategy", _always("deepspeed"))],
-    ("train_micro_batch_size_per_gpu",): [Rule("/training/micro_batch_size", n.positive_int)],
-    ("gradient_accumulation_steps",): [Rule("/training/grad_accum_steps", n.positive_int)],
-    ("train_batch_size",): [Rule("/training/global_batch_size", n.positive_int)],
-    ("zero_optimization", "stage"): [Rule("/training/parallelism/zero_stage", _stage)],
+TABLE: dict[Path, list[JobField]] = {
+    (): [JobField("/training/parallelism/strategy", _always("deepspeed"))],
+    ("train_micro_batch_size_per_gpu",): [JobField("/training/micro_batch_size", n.positive_int)],
+    ("gradient_accumulation_steps",): [JobField("/training/grad_accum_steps", n.positive_int)],
+    ("train_batch_size",): [JobField("/training/global_batch_size", n.positive_int)],
+    ("zero_optimization", "stage"): [JobField("/training/parallelism/zero_stage", _stage)],
     ("zero_optimization", "offload_optimizer", "device"): [
-        Rule("/training/parallelism/offload_optimizer", _offloaded)
+        JobField("/training/parallelism/offload_optimizer", _offloaded)
     ],
     ("zero_optimization", "offload_param", "device"): [
-        Rule("/training/parallelism/offload_params", _offloaded)
+        JobField("/training/parallelism/offload_params", _offloaded)
     ],
-    ("fp16", "enabled"): [Rule("/training/precision", n.when_true("fp16"))],
-    ("bf16", "enabled"): [Rule("/training/precision", n.when_true("bf16"))],
-    ("optimizer", "type"): n.optimizer_rules(),
-    ("steps_per_print",): [Rule("/logging/every_steps", n.positive_int)],
+    ("fp16", "enabled"): [JobField("/training/precision", n.when_true("fp16"))],
+    ("bf16", "enabled"): [JobField("/training/precision", n.when_true("bf16"))],
+    ("optimizer", "type"): n.optimizer_fields(),
+    ("steps_per_print",): [JobField("/logging/every_steps", n.positive_int)],
     ("flops_profiler", "enabled"): [
-        Rule("/logging/profiler/enabled", n.to_bool),
-        Rule("/logging/profiler/scheduled", n.when_true(True)),  # profiles one step only
+        JobField("/logging/profiler/enabled", n.to_bool),
+        JobField("/logging/profiler/scheduled", n.when_true(True)),  # profiles one step only
     ],
     ("wall_clock_breakdown",): [
-        Rule("/logging/profiler/enabled", n.when_true(True)),
-        Rule("/logging/profiler/scheduled", n.when_true(False)),  # times every step
+        JobField("/logging/profiler/enabled", n.when_true(True)),
+        JobField("/logging/profiler/scheduled", n.when_true(False)),  # times every step
     ],
 }
 
 # DeepSpeedExamples' bing_bert model + schedule JSON travels with its DeepSpeed configs and is
 # read by the same scripts: its model dimensions are facts; it sets no DeepSpeed option.
-BERT_TABLE: dict[Path, list[Rule]] = {
-    ("name",): [Rule("/name", n.to_str)],
-    ("bert_model_config", "hidden_size"): [Rule("/model/hidden", n.positive_int)],
-    ("bert_model_config", "num_hidden_layers"): [Rule("/model/layers", n.positive_int)],
-    ("bert_model_config", "num_attention_heads"): [Rule("/model/heads", n.positive_int)],
-    ("bert_model_config", "intermediate_size"): [Rule("/model/ffn_hidden", n.positive_int)],
-    ("bert_model_config", "vocab_size_or_config_json_file"): [Rule("/model/vocab", n.positive_int)],
+BERT_TABLE: dict[Path, list[JobField]] = {
+    ("name",): [JobField("/name", n.to_str)],
+    ("bert_model_config", "hidden_size"): [JobField("/model/hidden", n.positive_int)],
+    ("bert_model_config", "num_hidden_layers"): [JobField("/model/layers", n.positive_int)],
+    ("bert_model_config", "num_attention_heads"): [JobField("/model/heads", n.positive_int)],
+    ("bert_model_config", "intermediate_size"): [JobField("/model/ffn_hidden", n.positive_int)],
+    ("bert_model_config", "vocab_size_or_config_json_file"): [
+        JobField("/model/vocab", n.positive_int)
+    ],
 }
 
 KNOWN_KEYS = TOP_LEVEL

@@ -17,7 +17,7 @@ from trainlint.job import Location, UnknownKey
 from trainlint.sources.base import Document, Fact, Input, Role, seed_default, typos
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
-from trainlint.sources.base.table import Rule, describe, facts_from_table
+from trainlint.sources.base.table import JobField, describe, facts_from_table
 from trainlint.sources.structured import Path, Tree
 
 name = "gpt-neox"
@@ -47,49 +47,49 @@ def _launcher(value: Any) -> str | None:
     return _LAUNCHERS.get(text, text or None)
 
 
-TABLE: dict[Path, list[Rule]] = {
-    (): [Rule("/training/parallelism/strategy", _always("deepspeed"))],
-    ("num_layers",): [Rule("/model/layers", n.positive_int)],
-    ("hidden_size",): [Rule("/model/hidden", n.positive_int)],
-    ("num_attention_heads",): [Rule("/model/heads", n.positive_int)],
-    ("num_kv_heads",): [Rule("/model/kv_heads", n.positive_int)],
-    ("seq_length",): [Rule("/model/seq_len", n.positive_int)],
-    ("train_micro_batch_size_per_gpu",): [Rule("/training/micro_batch_size", n.positive_int)],
-    ("gradient_accumulation_steps",): [Rule("/training/grad_accum_steps", n.positive_int)],
-    ("train_batch_size",): [Rule("/training/global_batch_size", n.positive_int)],
-    ("train_iters",): [Rule("/training/max_steps", n.positive_int)],
-    ("precision",): [Rule("/training/precision", n.precision)],
-    ("fp16", "enabled"): [Rule("/training/precision", n.when_true("fp16"))],
-    ("bf16", "enabled"): [Rule("/training/precision", n.when_true("bf16"))],
-    ("optimizer", "type"): n.optimizer_rules(),
-    ("zero_optimization", "stage"): [Rule("/training/parallelism/zero_stage", _stage)],
+TABLE: dict[Path, list[JobField]] = {
+    (): [JobField("/training/parallelism/strategy", _always("deepspeed"))],
+    ("num_layers",): [JobField("/model/layers", n.positive_int)],
+    ("hidden_size",): [JobField("/model/hidden", n.positive_int)],
+    ("num_attention_heads",): [JobField("/model/heads", n.positive_int)],
+    ("num_kv_heads",): [JobField("/model/kv_heads", n.positive_int)],
+    ("seq_length",): [JobField("/model/seq_len", n.positive_int)],
+    ("train_micro_batch_size_per_gpu",): [JobField("/training/micro_batch_size", n.positive_int)],
+    ("gradient_accumulation_steps",): [JobField("/training/grad_accum_steps", n.positive_int)],
+    ("train_batch_size",): [JobField("/training/global_batch_size", n.positive_int)],
+    ("train_iters",): [JobField("/training/max_steps", n.positive_int)],
+    ("precision",): [JobField("/training/precision", n.precision)],
+    ("fp16", "enabled"): [JobField("/training/precision", n.when_true("fp16"))],
+    ("bf16", "enabled"): [JobField("/training/precision", n.when_true("bf16"))],
+    ("optimizer", "type"): n.optimizer_fields(),
+    ("zero_optimization", "stage"): [JobField("/training/parallelism/zero_stage", _stage)],
     ("zero_optimization", "cpu_offload"): [
-        Rule("/training/parallelism/offload_optimizer", n.to_bool)
+        JobField("/training/parallelism/offload_optimizer", n.to_bool)
     ],
     ("zero_optimization", "offload_optimizer", "device"): [
-        Rule("/training/parallelism/offload_optimizer", _offloaded)
+        JobField("/training/parallelism/offload_optimizer", _offloaded)
     ],
     ("zero_optimization", "offload_param", "device"): [
-        Rule("/training/parallelism/offload_params", _offloaded)
+        JobField("/training/parallelism/offload_params", _offloaded)
     ],
-    ("model_parallel_size",): [Rule("/training/parallelism/tensor", n.positive_int)],
-    ("pipe_parallel_size",): [Rule("/training/parallelism/pipeline", n.positive_int)],
-    ("checkpoint_activations",): [Rule("/training/activation_checkpointing", n.to_bool)],
-    ("seed",): [Rule("/training/seed", n.to_int)],
-    ("save_interval",): [Rule("/checkpoint/every_steps", n.positive_int)],
-    ("checkpoint_factor",): [Rule("/checkpoint/every_steps", n.positive_int)],
-    ("keep_last_n_checkpoints",): [Rule("/checkpoint/keep_last", n.positive_int)],
-    ("eval_interval",): [Rule("/eval/every_steps", n.positive_int)],
-    ("log_interval",): [Rule("/logging/every_steps", n.positive_int)],
+    ("model_parallel_size",): [JobField("/training/parallelism/tensor", n.positive_int)],
+    ("pipe_parallel_size",): [JobField("/training/parallelism/pipeline", n.positive_int)],
+    ("checkpoint_activations",): [JobField("/training/activation_checkpointing", n.to_bool)],
+    ("seed",): [JobField("/training/seed", n.to_int)],
+    ("save_interval",): [JobField("/checkpoint/every_steps", n.positive_int)],
+    ("checkpoint_factor",): [JobField("/checkpoint/every_steps", n.positive_int)],
+    ("keep_last_n_checkpoints",): [JobField("/checkpoint/keep_last", n.positive_int)],
+    ("eval_interval",): [JobField("/eval/every_steps", n.positive_int)],
+    ("log_interval",): [JobField("/logging/every_steps", n.positive_int)],
     ("wall_clock_breakdown",): [
-        Rule("/logging/profiler/enabled", n.when_true(True)),
-        Rule("/logging/profiler/scheduled", n.when_true(False)),  # times every step
+        JobField("/logging/profiler/enabled", n.when_true(True)),
+        JobField("/logging/profiler/scheduled", n.when_true(False)),  # times every step
     ],
-    ("num_workers",): [Rule("/data/num_workers", n.to_int)],
-    ("launcher",): [Rule("/launcher/kind", _launcher)],
-    ("num_gpus",): [Rule("/resources/gpus_per_node", n.positive_int)],
-    ("num_nodes",): [Rule("/resources/nodes", n.positive_int)],
-    ("comment",): [Rule("/tags/comment", n.to_str)],  # passed to SLURM's --comment
+    ("num_workers",): [JobField("/data/num_workers", n.to_int)],
+    ("launcher",): [JobField("/launcher/kind", _launcher)],
+    ("num_gpus",): [JobField("/resources/gpus_per_node", n.positive_int)],
+    ("num_nodes",): [JobField("/resources/nodes", n.positive_int)],
+    ("comment",): [JobField("/tags/comment", n.to_str)],  # passed to SLURM's --comment
 }
 
 # Keys found only in NeoX configs (snake form): two of them, or one of them plus model keys,

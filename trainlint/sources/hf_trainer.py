@@ -22,7 +22,7 @@ from trainlint.sources import claimed_by_others
 from trainlint.sources.base import Default, Document, Fact, Input, Reference, Role, top_of
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Flags, Format
-from trainlint.sources.base.table import Rule, describe, facts_for
+from trainlint.sources.base.table import JobField, describe, facts_for
 from trainlint.sources.keys.hf_trainer import KNOWN_KEYS as KNOWN_KEYS
 from trainlint.sources.structured import Path, Tree, flat
 
@@ -55,45 +55,45 @@ def flash_attn(value: Any) -> str | None:
     return "kernel" if "flash" in text and "flex" not in text else None
 
 
-KEYS: dict[str, list[Rule]] = {
-    "per_device_train_batch_size": [Rule("/training/micro_batch_size", n.positive_int)],
-    "gradient_accumulation_steps": [Rule("/training/grad_accum_steps", n.positive_int)],
-    "max_steps": [Rule("/training/max_steps", n.positive_int)],
-    "num_train_epochs": [Rule("/training/epochs", n.positive_float)],
-    "bf16": [Rule("/training/precision", n.when_true("bf16"))],
-    "fp16": [Rule("/training/precision", n.when_true("fp16"))],
-    "optim": n.optimizer_rules(),
-    "gradient_checkpointing": [Rule("/training/activation_checkpointing", n.to_bool)],
-    "torch_compile": [Rule("/training/compile", n.to_bool)],
-    "attn_implementation": [Rule("/features/flash-attn", flash_attn)],
-    "use_liger_kernel": [Rule("/features/liger", n.when_true("kernel"))],
-    "seed": [Rule("/training/seed", n.to_int)],
-    "deepspeed": [Rule("/training/parallelism/strategy", _strategy_if_set("deepspeed"))],
-    "fsdp": [Rule("/training/parallelism/strategy", _strategy_if_set("fsdp"))],
-    "save_strategy": [Rule("/checkpoint/strategy", _strategy)],
-    "save_steps": [Rule("/checkpoint/every_steps", n.positive_float)],
-    "save_total_limit": [Rule("/checkpoint/keep_last", n.positive_int)],
-    "save_only_model": [Rule("/checkpoint/save_optimizer", _not)],
-    "eval_strategy": [Rule("/eval/strategy", _strategy)],
-    "evaluation_strategy": [Rule("/eval/strategy", _strategy)],
-    "eval_steps": [Rule("/eval/every_steps", n.positive_float)],
-    "logging_steps": [Rule("/logging/every_steps", n.positive_float)],
-    "logging_strategy": [Rule("/logging/strategy", _strategy)],
-    "log_level": [Rule("/logging/level", _strategy)],
-    "report_to": [Rule("/logging/reporters", n.string_list)],
-    "dataloader_num_workers": [Rule("/data/num_workers", n.to_int)],
-    "dataloader_pin_memory": [Rule("/data/pin_memory", n.to_bool)],
-    "dataloader_prefetch_factor": [Rule("/data/prefetch_factor", n.to_int)],
-    "dataloader_persistent_workers": [Rule("/data/persistent_workers", n.to_bool)],
-    "model_name_or_path": [Rule("/model/name", n.to_str)],
-    "max_seq_length": [Rule("/model/seq_len", n.positive_int)],
-    "max_length": [Rule("/model/seq_len", n.positive_int)],
-    "model_max_length": [Rule("/model/seq_len", n.positive_int)],
-    "use_peft": [Rule("/model/peft/method", _peft)],
-    "lora_r": [Rule("/model/peft/rank", n.positive_int)],
-    "load_in_4bit": [Rule("/model/quantization_bits", n.when_true(4))],
-    "load_in_8bit": [Rule("/model/quantization_bits", n.when_true(8))],
-    "run_name": [Rule("/name", n.to_str)],
+KEYS: dict[str, list[JobField]] = {
+    "per_device_train_batch_size": [JobField("/training/micro_batch_size", n.positive_int)],
+    "gradient_accumulation_steps": [JobField("/training/grad_accum_steps", n.positive_int)],
+    "max_steps": [JobField("/training/max_steps", n.positive_int)],
+    "num_train_epochs": [JobField("/training/epochs", n.positive_float)],
+    "bf16": [JobField("/training/precision", n.when_true("bf16"))],
+    "fp16": [JobField("/training/precision", n.when_true("fp16"))],
+    "optim": n.optimizer_fields(),
+    "gradient_checkpointing": [JobField("/training/activation_checkpointing", n.to_bool)],
+    "torch_compile": [JobField("/training/compile", n.to_bool)],
+    "attn_implementation": [JobField("/features/flash-attn", flash_attn)],
+    "use_liger_kernel": [JobField("/features/liger", n.when_true("kernel"))],
+    "seed": [JobField("/training/seed", n.to_int)],
+    "deepspeed": [JobField("/training/parallelism/strategy", _strategy_if_set("deepspeed"))],
+    "fsdp": [JobField("/training/parallelism/strategy", _strategy_if_set("fsdp"))],
+    "save_strategy": [JobField("/checkpoint/strategy", _strategy)],
+    "save_steps": [JobField("/checkpoint/every_steps", n.positive_float)],
+    "save_total_limit": [JobField("/checkpoint/keep_last", n.positive_int)],
+    "save_only_model": [JobField("/checkpoint/save_optimizer", _not)],
+    "eval_strategy": [JobField("/eval/strategy", _strategy)],
+    "evaluation_strategy": [JobField("/eval/strategy", _strategy)],
+    "eval_steps": [JobField("/eval/every_steps", n.positive_float)],
+    "logging_steps": [JobField("/logging/every_steps", n.positive_float)],
+    "logging_strategy": [JobField("/logging/strategy", _strategy)],
+    "log_level": [JobField("/logging/level", _strategy)],
+    "report_to": [JobField("/logging/reporters", n.string_list)],
+    "dataloader_num_workers": [JobField("/data/num_workers", n.to_int)],
+    "dataloader_pin_memory": [JobField("/data/pin_memory", n.to_bool)],
+    "dataloader_prefetch_factor": [JobField("/data/prefetch_factor", n.to_int)],
+    "dataloader_persistent_workers": [JobField("/data/persistent_workers", n.to_bool)],
+    "model_name_or_path": [JobField("/model/name", n.to_str)],
+    "max_seq_length": [JobField("/model/seq_len", n.positive_int)],
+    "max_length": [JobField("/model/seq_len", n.positive_int)],
+    "model_max_length": [JobField("/model/seq_len", n.positive_int)],
+    "use_peft": [JobField("/model/peft/method", _peft)],
+    "lora_r": [JobField("/model/peft/rank", n.positive_int)],
+    "load_in_4bit": [JobField("/model/quantization_bits", n.when_true(4))],
+    "load_in_8bit": [JobField("/model/quantization_bits", n.when_true(8))],
+    "run_name": [JobField("/name", n.to_str)],
 }
 
 # Keys whose string value names another file of the same job.
@@ -137,8 +137,8 @@ def recognise(file: Input) -> float:
     return min(score, 0.3) if keys & claimed_by_others(name) else score
 
 
-def table() -> dict[Path, list[Rule]]:
-    return {(key,): rules for key, rules in KEYS.items()}
+def table() -> dict[Path, list[JobField]]:
+    return {(key,): fields for key, fields in KEYS.items()}
 
 
 def parse(file: Input) -> Document:
@@ -191,7 +191,7 @@ def fp32_facts(tree: Tree, file: str) -> list[Fact]:
 def keys() -> dict[str, list[str]]:
     """Every key this format reads → the job-model pointers it sets (docs/formats.md)."""
     return (
-        describe({(key,): rules for key, rules in KEYS.items()})
+        describe({(key,): fields for key, fields in KEYS.items()})
         | {key: ["(reference)"] for key in REFERENCE_KEYS}
         | {"bf16: false and fp16: false (without tf32: true)": ["/training/precision (fp32)"]}
     )

@@ -18,7 +18,7 @@ from trainlint.sources import launch_script
 from trainlint.sources.base import Document, Fact, Input, Override, Reference, Role
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
-from trainlint.sources.base.table import Rule, describe, facts_from_table
+from trainlint.sources.base.table import JobField, describe, facts_from_table
 from trainlint.sources.k8s import meta, pods
 from trainlint.sources.k8s.keys import near_misses
 from trainlint.sources.k8s.meta import At
@@ -38,12 +38,12 @@ JOB_KINDS: dict[str, frozenset[str]] = {
 }
 RUNTIME_KINDS = frozenset({"ClusterTrainingRuntime", "TrainingRuntime"})
 
-TABLE: dict[Path, list[Rule]] = {
-    ("kind",): [Rule("/resources/scheduler", lambda kind: "kubernetes" if kind else None)],
-    ("metadata", "name"): [Rule("/name", n.to_str)],
-    ("spec", "activeDeadlineSeconds"): [Rule("/resources/time_limit_s", n.positive_float)],
+TABLE: dict[Path, list[JobField]] = {
+    ("kind",): [JobField("/resources/scheduler", lambda kind: "kubernetes" if kind else None)],
+    ("metadata", "name"): [JobField("/name", n.to_str)],
+    ("spec", "activeDeadlineSeconds"): [JobField("/resources/time_limit_s", n.positive_float)],
     ("spec", "runPolicy", "activeDeadlineSeconds"): [
-        Rule("/resources/time_limit_s", n.positive_float)
+        JobField("/resources/time_limit_s", n.positive_float)
     ],
 }
 

@@ -18,7 +18,7 @@ from trainlint.job import Location
 from trainlint.sources.base import Document, Fact, Input, Role, seed_default
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
-from trainlint.sources.base.table import Converter, Rule, describe, lookup
+from trainlint.sources.base.table import Converter, JobField, describe, lookup
 from trainlint.sources.base.typos import near_misses
 from trainlint.sources.structured import Path
 from trainlint.sources.structured.located import (
@@ -78,23 +78,23 @@ def _no_when_false(value: Any) -> str | None:
     return "no" if n.to_bool(value) is False else None
 
 
-TRAINER: dict[Path, list[Rule]] = {
-    ("num_nodes",): [Rule("/resources/nodes", n.positive_int)],
-    ("precision",): [Rule("/training/precision", n.precision)],
-    ("max_steps",): [Rule("/training/max_steps", n.positive_int)],
-    ("max_epochs",): [Rule("/training/epochs", n.positive_float)],
-    ("max_time",): [Rule("/resources/time_limit_s", n.duration_seconds)],
-    ("log_every_n_steps",): [Rule("/logging/every_steps", n.positive_int)],
-    ("accumulate_grad_batches",): [Rule("/training/grad_accum_steps", n.positive_int)],
-    ("check_val_every_n_epoch",): [Rule("/eval/strategy", _when("epoch", n.positive_int))],
+TRAINER: dict[Path, list[JobField]] = {
+    ("num_nodes",): [JobField("/resources/nodes", n.positive_int)],
+    ("precision",): [JobField("/training/precision", n.precision)],
+    ("max_steps",): [JobField("/training/max_steps", n.positive_int)],
+    ("max_epochs",): [JobField("/training/epochs", n.positive_float)],
+    ("max_time",): [JobField("/resources/time_limit_s", n.duration_seconds)],
+    ("log_every_n_steps",): [JobField("/logging/every_steps", n.positive_int)],
+    ("accumulate_grad_batches",): [JobField("/training/grad_accum_steps", n.positive_int)],
+    ("check_val_every_n_epoch",): [JobField("/eval/strategy", _when("epoch", n.positive_int))],
     ("val_check_interval",): [
-        Rule("/eval/every_steps", _int_only),
-        Rule("/eval/strategy", _when("steps", _int_only)),
+        JobField("/eval/every_steps", _int_only),
+        JobField("/eval/strategy", _when("steps", _int_only)),
     ],
-    ("profiler",): [Rule("/logging/profiler/enabled", _profiler)],
-    ("detect_anomaly",): [Rule("/logging/anomaly_detection", n.to_bool)],
-    ("enable_checkpointing",): [Rule("/checkpoint/strategy", _no_when_false)],
-    ("logger",): [Rule("/logging/reporters", reporters)],
+    ("profiler",): [JobField("/logging/profiler/enabled", _profiler)],
+    ("detect_anomaly",): [JobField("/logging/anomaly_detection", n.to_bool)],
+    ("enable_checkpointing",): [JobField("/checkpoint/strategy", _no_when_false)],
+    ("logger",): [JobField("/logging/reporters", reporters)],
 }
 
 
@@ -104,22 +104,25 @@ def _on_class(convert: Converter) -> Converter:
 
 
 # Top-level blocks: LightningCLI puts kwargs under init_args, Hydra next to _target_.
-_DATA: dict[str, list[Rule]] = {
-    "batch_size": [Rule("/training/micro_batch_size", n.positive_int)],
-    "num_workers": [Rule("/data/num_workers", n.to_int)],
-    "pin_memory": [Rule("/data/pin_memory", n.to_bool)],
-    "persistent_workers": [Rule("/data/persistent_workers", n.to_bool)],
+_DATA: dict[str, list[JobField]] = {
+    "batch_size": [JobField("/training/micro_batch_size", n.positive_int)],
+    "num_workers": [JobField("/data/num_workers", n.to_int)],
+    "pin_memory": [JobField("/data/pin_memory", n.to_bool)],
+    "persistent_workers": [JobField("/data/persistent_workers", n.to_bool)],
 }
-TOP: dict[Path, list[Rule]] = {
-    **{("data", key): rules for key, rules in _DATA.items()},
-    **{("data", "init_args", key): rules for key, rules in _DATA.items()},
-    ("model", "compile"): [Rule("/training/compile", n.to_bool)],
-    ("model", "init_args", "compile"): [Rule("/training/compile", n.to_bool)],
-    ("model", "optimizer", "_target_"): n.optimizer_rules(),
-    ("optimizer",): [Rule(rule.pointer, _on_class(rule.convert)) for rule in n.optimizer_rules()],
-    ("seed",): [Rule("/training/seed", n.to_int)],
-    ("seed_everything",): [Rule("/training/seed", n.to_int)],
-    ("logger",): [Rule("/logging/reporters", reporters)],
+TOP: dict[Path, list[JobField]] = {
+    **{("data", key): fields for key, fields in _DATA.items()},
+    **{("data", "init_args", key): fields for key, fields in _DATA.items()},
+    ("model", "compile"): [JobField("/training/compile", n.to_bool)],
+    ("model", "init_args", "compile"): [JobField("/training/compile", n.to_bool)],
+    ("model", "optimizer", "_target_"): n.optimizer_fields(),
+    ("optimizer",): [
+        JobField(job_field.pointer, _on_class(job_field.convert))
+        for job_field in n.optimizer_fields()
+    ],
+    ("seed",): [JobField("/training/seed", n.to_int)],
+    ("seed_everything",): [JobField("/training/seed", n.to_int)],
+    ("logger",): [JobField("/logging/reporters", reporters)],
 }
 
 TRAINER_KEYS = frozenset({
@@ -227,18 +230,18 @@ def _checkpoint_callbacks(data: dict[str, Any]) -> list[tuple[Path, dict[str, An
     return found
 
 
-CHECKPOINT: dict[Path, list[Rule]] = {
+CHECKPOINT: dict[Path, list[JobField]] = {
     ("every_n_train_steps",): [
-        Rule("/checkpoint/every_steps", n.positive_int),
-        Rule("/checkpoint/strategy", _when("steps", n.positive_int)),
+        JobField("/checkpoint/every_steps", n.positive_int),
+        JobField("/checkpoint/strategy", _when("steps", n.positive_int)),
     ],
     ("every_n_epochs",): [
-        Rule("/checkpoint/every_epochs", n.positive_float),
-        Rule("/checkpoint/strategy", _when("epoch", n.positive_float)),
+        JobField("/checkpoint/every_epochs", n.positive_float),
+        JobField("/checkpoint/strategy", _when("epoch", n.positive_float)),
     ],
-    ("train_time_interval",): [Rule("/checkpoint/every_seconds", n.duration_seconds)],
-    ("save_top_k",): [Rule("/checkpoint/keep_last", n.positive_int)],  # -1 keeps all
-    ("save_weights_only",): [Rule("/checkpoint/save_optimizer", _negated)],
+    ("train_time_interval",): [JobField("/checkpoint/every_seconds", n.duration_seconds)],
+    ("save_top_k",): [JobField("/checkpoint/keep_last", n.positive_int)],  # -1 keeps all
+    ("save_weights_only",): [JobField("/checkpoint/save_optimizer", _negated)],
 }
 
 

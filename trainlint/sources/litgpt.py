@@ -14,7 +14,7 @@ from typing import Any
 from trainlint.sources.base import Document, Fact, Input, Role, seed_default
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
-from trainlint.sources.base.table import Converter, Rule, describe
+from trainlint.sources.base.table import Converter, JobField, describe
 from trainlint.sources.base.typos import near_misses
 from trainlint.sources.structured import Path
 from trainlint.sources.structured.located import Locate, fact, mapping_at, table_facts, tree_locator
@@ -54,43 +54,49 @@ def _on_class_path(convert: Converter) -> Converter:
     return lambda value: convert(value.get("class_path") if isinstance(value, dict) else value)
 
 
-_OPTIMIZER = [Rule(rule.pointer, _on_class_path(rule.convert)) for rule in n.optimizer_rules()]
+_OPTIMIZER = [
+    JobField(job_field.pointer, _on_class_path(job_field.convert))
+    for job_field in n.optimizer_fields()
+]
 
-TABLE: dict[Path, list[Rule]] = {
-    ("checkpoint_dir",): [Rule("/model/name", _checkpoint_model)],
-    ("model_name",): [Rule("/model/name", n.to_str)],
-    ("model_config", "n_layer"): [Rule("/model/layers", n.positive_int)],
-    ("model_config", "n_embd"): [Rule("/model/hidden", n.positive_int)],
-    ("model_config", "n_head"): [Rule("/model/heads", n.positive_int)],
-    ("model_config", "n_query_groups"): [Rule("/model/kv_heads", n.positive_int)],
-    ("model_config", "intermediate_size"): [Rule("/model/ffn_hidden", n.positive_int)],
-    ("model_config", "vocab_size"): [Rule("/model/vocab", n.positive_int)],
-    ("model_config", "padded_vocab_size"): [Rule("/model/vocab", n.positive_int)],
-    ("model_config", "block_size"): [Rule("/model/seq_len", n.positive_int)],
-    ("devices",): [Rule("/resources/gpus_per_node", n.positive_int)],
-    ("num_nodes",): [Rule("/resources/nodes", n.positive_int)],
-    ("precision",): [Rule("/training/precision", n.precision)],
-    ("quantize",): [Rule("/model/quantization_bits", _quantization_bits)],
-    ("lora_r",): [Rule("/model/peft/method", _lora), Rule("/model/peft/rank", n.positive_int)],
-    ("train", "global_batch_size"): [Rule("/training/global_batch_size", n.positive_int)],
-    ("train", "micro_batch_size"): [Rule("/training/micro_batch_size", n.positive_int)],
-    ("train", "max_seq_length"): [Rule("/model/seq_len", n.positive_int)],
-    ("train", "epochs"): [Rule("/training/epochs", n.positive_float)],
-    ("train", "max_tokens"): [Rule("/training/dataset_tokens", n.positive_int)],
-    ("train", "max_steps"): [Rule("/training/max_steps", n.positive_int)],
-    ("train", "save_interval"): [
-        Rule("/checkpoint/every_steps", n.positive_int),
-        Rule("/checkpoint/strategy", _always("steps")),
+TABLE: dict[Path, list[JobField]] = {
+    ("checkpoint_dir",): [JobField("/model/name", _checkpoint_model)],
+    ("model_name",): [JobField("/model/name", n.to_str)],
+    ("model_config", "n_layer"): [JobField("/model/layers", n.positive_int)],
+    ("model_config", "n_embd"): [JobField("/model/hidden", n.positive_int)],
+    ("model_config", "n_head"): [JobField("/model/heads", n.positive_int)],
+    ("model_config", "n_query_groups"): [JobField("/model/kv_heads", n.positive_int)],
+    ("model_config", "intermediate_size"): [JobField("/model/ffn_hidden", n.positive_int)],
+    ("model_config", "vocab_size"): [JobField("/model/vocab", n.positive_int)],
+    ("model_config", "padded_vocab_size"): [JobField("/model/vocab", n.positive_int)],
+    ("model_config", "block_size"): [JobField("/model/seq_len", n.positive_int)],
+    ("devices",): [JobField("/resources/gpus_per_node", n.positive_int)],
+    ("num_nodes",): [JobField("/resources/nodes", n.positive_int)],
+    ("precision",): [JobField("/training/precision", n.precision)],
+    ("quantize",): [JobField("/model/quantization_bits", _quantization_bits)],
+    ("lora_r",): [
+        JobField("/model/peft/method", _lora),
+        JobField("/model/peft/rank", n.positive_int),
     ],
-    ("train", "log_interval"): [Rule("/logging/every_steps", n.positive_int)],
+    ("train", "global_batch_size"): [JobField("/training/global_batch_size", n.positive_int)],
+    ("train", "micro_batch_size"): [JobField("/training/micro_batch_size", n.positive_int)],
+    ("train", "max_seq_length"): [JobField("/model/seq_len", n.positive_int)],
+    ("train", "epochs"): [JobField("/training/epochs", n.positive_float)],
+    ("train", "max_tokens"): [JobField("/training/dataset_tokens", n.positive_int)],
+    ("train", "max_steps"): [JobField("/training/max_steps", n.positive_int)],
+    ("train", "save_interval"): [
+        JobField("/checkpoint/every_steps", n.positive_int),
+        JobField("/checkpoint/strategy", _always("steps")),
+    ],
+    ("train", "log_interval"): [JobField("/logging/every_steps", n.positive_int)],
     ("eval", "interval"): [
-        Rule("/eval/every_steps", n.positive_int),
-        Rule("/eval/strategy", _always("steps")),
+        JobField("/eval/every_steps", n.positive_int),
+        JobField("/eval/strategy", _always("steps")),
     ],
     ("optimizer",): _OPTIMIZER,
-    ("logger_name",): [Rule("/logging/reporters", _reporter)],
-    ("seed",): [Rule("/training/seed", n.to_int)],
-    ("data", "init_args", "num_workers"): [Rule("/data/num_workers", n.to_int)],
+    ("logger_name",): [JobField("/logging/reporters", _reporter)],
+    ("seed",): [JobField("/training/seed", n.to_int)],
+    ("data", "init_args", "num_workers"): [JobField("/data/num_workers", n.to_int)],
 }
 
 KNOWN_KEYS = frozenset({

@@ -18,7 +18,7 @@ from trainlint.sources import hf_trainer
 from trainlint.sources.base import Document, Input, Role, seed_default
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
-from trainlint.sources.base.table import Rule, describe
+from trainlint.sources.base.table import JobField, describe
 from trainlint.sources.keys.llama_factory import KEYS, MEGATRON
 from trainlint.sources.structured import Path, flat
 
@@ -57,31 +57,31 @@ def _quantization_bits(value: Any) -> int | None:
     return bits if bits in (2, 3, 4, 5, 6, 8) else None
 
 
-TABLE: dict[Path, list[Rule]] = {
+TABLE: dict[Path, list[JobField]] = {
     **hf_trainer.table(),
     ("fp8",): [
-        Rule("/training/precision", n.when_true("fp8")),
-        Rule("/features/fp8", n.when_true("precision")),
+        JobField("/training/precision", n.when_true("fp8")),
+        JobField("/features/fp8", n.when_true("precision")),
     ],
-    ("pure_bf16",): [Rule("/training/precision", n.when_true("bf16"))],
-    ("finetuning_type",): [Rule("/model/peft/method", _peft)],
-    ("lora_rank",): [Rule("/model/peft/rank", n.positive_int)],
-    ("cutoff_len",): [Rule("/model/seq_len", n.positive_int)],
-    ("quantization_bit",): [Rule("/model/quantization_bits", _quantization_bits)],
-    ("disable_gradient_checkpointing",): [Rule("/training/activation_checkpointing", _not)],
-    ("ray_num_workers",): [Rule("/resources/world_size", n.positive_int)],
-    ("flash_attn",): [Rule("/features/flash-attn", _flash_attn)],
-    ("enable_liger_kernel",): [Rule("/features/liger", n.when_true("kernel"))],
-    ("use_unsloth",): [Rule("/features/unsloth", n.when_true("kernel"))],
-    ("use_unsloth_gc",): [Rule("/features/unsloth", n.when_true("kernel"))],
-    ("tensor_model_parallel_size",): [Rule("/training/parallelism/tensor", n.positive_int)],
-    ("pipeline_model_parallel_size",): [Rule("/training/parallelism/pipeline", n.positive_int)],
-    ("context_parallel_size",): [Rule("/training/parallelism/context", n.positive_int)],
-    ("expert_model_parallel_size",): [Rule("/training/parallelism/expert", n.positive_int)],
+    ("pure_bf16",): [JobField("/training/precision", n.when_true("bf16"))],
+    ("finetuning_type",): [JobField("/model/peft/method", _peft)],
+    ("lora_rank",): [JobField("/model/peft/rank", n.positive_int)],
+    ("cutoff_len",): [JobField("/model/seq_len", n.positive_int)],
+    ("quantization_bit",): [JobField("/model/quantization_bits", _quantization_bits)],
+    ("disable_gradient_checkpointing",): [JobField("/training/activation_checkpointing", _not)],
+    ("ray_num_workers",): [JobField("/resources/world_size", n.positive_int)],
+    ("flash_attn",): [JobField("/features/flash-attn", _flash_attn)],
+    ("enable_liger_kernel",): [JobField("/features/liger", n.when_true("kernel"))],
+    ("use_unsloth",): [JobField("/features/unsloth", n.when_true("kernel"))],
+    ("use_unsloth_gc",): [JobField("/features/unsloth", n.when_true("kernel"))],
+    ("tensor_model_parallel_size",): [JobField("/training/parallelism/tensor", n.positive_int)],
+    ("pipeline_model_parallel_size",): [JobField("/training/parallelism/pipeline", n.positive_int)],
+    ("context_parallel_size",): [JobField("/training/parallelism/context", n.positive_int)],
+    ("expert_model_parallel_size",): [JobField("/training/parallelism/expert", n.positive_int)],
     # v1 schema
-    ("model",): [Rule("/model/name", n.to_str)],
-    ("micro_batch_size",): [Rule("/training/micro_batch_size", n.positive_int)],
-    ("dist_config", "name"): [Rule("/training/parallelism/strategy", _dist)],
+    ("model",): [JobField("/model/name", n.to_str)],
+    ("micro_batch_size",): [JobField("/training/micro_batch_size", n.positive_int)],
+    ("dist_config", "name"): [JobField("/training/parallelism/strategy", _dist)],
 }
 REFERENCES: dict[Path, Role] = {
     ("deepspeed",): "deepspeed",

@@ -16,7 +16,7 @@ from trainlint.job import Location
 from trainlint.sources.base import Document, Fact, Input, Role
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Flags, Format
-from trainlint.sources.base.table import Rule, facts_for
+from trainlint.sources.base.table import JobField, facts_for
 
 name = "megatron-lm"
 role: Role = "entrypoint"
@@ -37,45 +37,45 @@ def _not(value: Any) -> bool | None:
     return None if flag is None else not flag
 
 
-FLAGS: dict[str, list[Rule]] = {
-    "micro-batch-size": [Rule("/training/micro_batch_size", n.positive_int)],
-    "global-batch-size": [Rule("/training/global_batch_size", n.positive_int)],
-    "train-iters": [Rule("/training/max_steps", n.positive_int)],
-    "train-samples": [Rule("/training/dataset_samples", n.positive_int)],
-    "seq-length": [Rule("/model/seq_len", n.positive_int)],
-    "num-layers": [Rule("/model/layers", n.positive_int)],
-    "hidden-size": [Rule("/model/hidden", n.positive_int)],
-    "ffn-hidden-size": [Rule("/model/ffn_hidden", n.positive_int)],
-    "num-attention-heads": [Rule("/model/heads", n.positive_int)],
-    "num-query-groups": [Rule("/model/kv_heads", n.positive_int)],
-    "tensor-model-parallel-size": [Rule("/training/parallelism/tensor", n.positive_int)],
-    "pipeline-model-parallel-size": [Rule("/training/parallelism/pipeline", n.positive_int)],
-    "context-parallel-size": [Rule("/training/parallelism/context", n.positive_int)],
-    "expert-model-parallel-size": [Rule("/training/parallelism/expert", n.positive_int)],
+FLAGS: dict[str, list[JobField]] = {
+    "micro-batch-size": [JobField("/training/micro_batch_size", n.positive_int)],
+    "global-batch-size": [JobField("/training/global_batch_size", n.positive_int)],
+    "train-iters": [JobField("/training/max_steps", n.positive_int)],
+    "train-samples": [JobField("/training/dataset_samples", n.positive_int)],
+    "seq-length": [JobField("/model/seq_len", n.positive_int)],
+    "num-layers": [JobField("/model/layers", n.positive_int)],
+    "hidden-size": [JobField("/model/hidden", n.positive_int)],
+    "ffn-hidden-size": [JobField("/model/ffn_hidden", n.positive_int)],
+    "num-attention-heads": [JobField("/model/heads", n.positive_int)],
+    "num-query-groups": [JobField("/model/kv_heads", n.positive_int)],
+    "tensor-model-parallel-size": [JobField("/training/parallelism/tensor", n.positive_int)],
+    "pipeline-model-parallel-size": [JobField("/training/parallelism/pipeline", n.positive_int)],
+    "context-parallel-size": [JobField("/training/parallelism/context", n.positive_int)],
+    "expert-model-parallel-size": [JobField("/training/parallelism/expert", n.positive_int)],
     "use-distributed-optimizer": [  # optimizer state sharded over data-parallel ranks: ZeRO-1
-        Rule("/training/parallelism/zero_stage", n.when_true(1))
+        JobField("/training/parallelism/zero_stage", n.when_true(1))
     ],
-    "use-torch-fsdp2": [Rule("/training/parallelism/strategy", n.when_true("fsdp"))],
-    "use-megatron-fsdp": [Rule("/training/parallelism/strategy", n.when_true("fsdp"))],
-    "save-interval": [Rule("/checkpoint/every_steps", n.positive_int)],
-    "no-save-optim": [Rule("/checkpoint/save_optimizer", _not)],
-    "log-interval": [Rule("/logging/every_steps", n.positive_int)],
-    "eval-interval": [Rule("/eval/every_steps", n.positive_int)],
-    "fp16": [Rule("/training/precision", n.when_true("fp16"))],
-    "bf16": [Rule("/training/precision", n.when_true("bf16"))],
+    "use-torch-fsdp2": [JobField("/training/parallelism/strategy", n.when_true("fsdp"))],
+    "use-megatron-fsdp": [JobField("/training/parallelism/strategy", n.when_true("fsdp"))],
+    "save-interval": [JobField("/checkpoint/every_steps", n.positive_int)],
+    "no-save-optim": [JobField("/checkpoint/save_optimizer", _not)],
+    "log-interval": [JobField("/logging/every_steps", n.positive_int)],
+    "eval-interval": [JobField("/eval/every_steps", n.positive_int)],
+    "fp16": [JobField("/training/precision", n.when_true("fp16"))],
+    "bf16": [JobField("/training/precision", n.when_true("bf16"))],
     "fp8-format": [
-        Rule("/training/precision", _any_value("fp8")),
-        Rule("/features/fp8", _any_value("precision")),  # fp8 on top of --bf16
+        JobField("/training/precision", _any_value("fp8")),
+        JobField("/features/fp8", _any_value("precision")),  # fp8 on top of --bf16
     ],
-    "use-flash-attn": [Rule("/features/flash-attn", n.when_true("kernel"))],
-    "recompute-activations": [Rule("/training/activation_checkpointing", n.to_bool)],
-    "recompute-granularity": [Rule("/training/activation_checkpointing", _any_value(True))],
-    "exit-duration-in-mins": [Rule("/resources/time_limit_s", _minutes)],
-    "seed": [Rule("/training/seed", n.to_int)],
-    "num-workers": [Rule("/data/num_workers", n.to_int)],
-    "optimizer": n.optimizer_rules(),
-    "tensorboard-dir": [Rule("/logging/reporters", _any_value(["tensorboard"]))],
-    "wandb-project": [Rule("/logging/reporters", _any_value(["wandb"]))],
+    "use-flash-attn": [JobField("/features/flash-attn", n.when_true("kernel"))],
+    "recompute-activations": [JobField("/training/activation_checkpointing", n.to_bool)],
+    "recompute-granularity": [JobField("/training/activation_checkpointing", _any_value(True))],
+    "exit-duration-in-mins": [JobField("/resources/time_limit_s", _minutes)],
+    "seed": [JobField("/training/seed", n.to_int)],
+    "num-workers": [JobField("/data/num_workers", n.to_int)],
+    "optimizer": n.optimizer_fields(),
+    "tensorboard-dir": [JobField("/logging/reporters", _any_value(["tensorboard"]))],
+    "wandb-project": [JobField("/logging/reporters", _any_value(["wandb"]))],
 }
 
 
@@ -91,7 +91,9 @@ def cli_facts(flag: str, value: Any, location: Location) -> list[Fact]:
 
 def keys() -> dict[str, list[str]]:
     """Every flag this table reads → the job-model pointers it sets (docs/formats.md)."""
-    return {f"--{flag}": [rule.pointer for rule in rules] for flag, rules in FLAGS.items()}
+    return {
+        f"--{flag}": [job_field.pointer for job_field in fields] for flag, fields in FLAGS.items()
+    }
 
 
 def recognise(file: Input) -> float:

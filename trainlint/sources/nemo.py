@@ -16,7 +16,7 @@ from trainlint.job import Location, UnknownKey
 from trainlint.sources.base import Document, Fact, Input, Role, seed_default, typos
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
-from trainlint.sources.base.table import Rule, describe, facts_from_table
+from trainlint.sources.base.table import JobField, describe, facts_from_table
 from trainlint.sources.structured import Path, Tree, interpolation
 
 name = "nemo"
@@ -51,53 +51,63 @@ def _no_checkpoints(value: Any) -> str | None:
 
 _CKPT = ("exp_manager", "checkpoint_callback_params")
 
-TABLE: dict[Path, list[Rule]] = {
-    ("name",): [Rule("/name", n.to_str)],
-    ("trainer", "devices"): [Rule("/resources/gpus_per_node", n.positive_int)],
-    ("trainer", "num_nodes"): [Rule("/resources/nodes", n.positive_int)],
-    ("trainer", "precision"): [Rule("/training/precision", n.precision)],
-    ("trainer", "max_steps"): [Rule("/training/max_steps", n.positive_int)],
-    ("trainer", "max_epochs"): [Rule("/training/epochs", n.positive_float)],
-    ("trainer", "max_time"): [Rule("/resources/time_limit_s", n.duration_seconds)],
-    ("trainer", "log_every_n_steps"): [Rule("/logging/every_steps", n.positive_int)],
-    ("trainer", "val_check_interval"): [Rule("/eval/every_steps", _steps)],
-    ("trainer", "accumulate_grad_batches"): [Rule("/training/grad_accum_steps", n.positive_int)],
-    ("trainer", "strategy"): [Rule("/training/parallelism/strategy", _strategy)],
-    ("exp_manager", "max_time_per_run"): [Rule("/resources/time_limit_s", n.duration_seconds)],
-    ("exp_manager", "create_checkpoint_callback"): [Rule("/checkpoint/strategy", _no_checkpoints)],
-    (*_CKPT, "every_n_train_steps"): [Rule("/checkpoint/every_steps", n.positive_int)],
-    (*_CKPT, "every_n_epochs"): [Rule("/checkpoint/every_epochs", n.positive_int)],
-    (*_CKPT, "train_time_interval"): [Rule("/checkpoint/every_seconds", n.duration_seconds)],
-    (*_CKPT, "save_top_k"): [Rule("/checkpoint/keep_last", n.positive_int)],
-    (*_CKPT, "async_save"): [Rule("/checkpoint/async", n.to_bool)],
-    ("model", "micro_batch_size"): [Rule("/training/micro_batch_size", n.positive_int)],
-    ("model", "train_ds", "batch_size"): [Rule("/training/micro_batch_size", n.positive_int)],
-    ("model", "global_batch_size"): [Rule("/training/global_batch_size", n.positive_int)],
-    ("model", "tensor_model_parallel_size"): [Rule("/training/parallelism/tensor", n.positive_int)],
+TABLE: dict[Path, list[JobField]] = {
+    ("name",): [JobField("/name", n.to_str)],
+    ("trainer", "devices"): [JobField("/resources/gpus_per_node", n.positive_int)],
+    ("trainer", "num_nodes"): [JobField("/resources/nodes", n.positive_int)],
+    ("trainer", "precision"): [JobField("/training/precision", n.precision)],
+    ("trainer", "max_steps"): [JobField("/training/max_steps", n.positive_int)],
+    ("trainer", "max_epochs"): [JobField("/training/epochs", n.positive_float)],
+    ("trainer", "max_time"): [JobField("/resources/time_limit_s", n.duration_seconds)],
+    ("trainer", "log_every_n_steps"): [JobField("/logging/every_steps", n.positive_int)],
+    ("trainer", "val_check_interval"): [JobField("/eval/every_steps", _steps)],
+    ("trainer", "accumulate_grad_batches"): [
+        JobField("/training/grad_accum_steps", n.positive_int)
+    ],
+    ("trainer", "strategy"): [JobField("/training/parallelism/strategy", _strategy)],
+    ("exp_manager", "max_time_per_run"): [JobField("/resources/time_limit_s", n.duration_seconds)],
+    ("exp_manager", "create_checkpoint_callback"): [
+        JobField("/checkpoint/strategy", _no_checkpoints)
+    ],
+    (*_CKPT, "every_n_train_steps"): [JobField("/checkpoint/every_steps", n.positive_int)],
+    (*_CKPT, "every_n_epochs"): [JobField("/checkpoint/every_epochs", n.positive_int)],
+    (*_CKPT, "train_time_interval"): [JobField("/checkpoint/every_seconds", n.duration_seconds)],
+    (*_CKPT, "save_top_k"): [JobField("/checkpoint/keep_last", n.positive_int)],
+    (*_CKPT, "async_save"): [JobField("/checkpoint/async", n.to_bool)],
+    ("model", "micro_batch_size"): [JobField("/training/micro_batch_size", n.positive_int)],
+    ("model", "train_ds", "batch_size"): [JobField("/training/micro_batch_size", n.positive_int)],
+    ("model", "global_batch_size"): [JobField("/training/global_batch_size", n.positive_int)],
+    ("model", "tensor_model_parallel_size"): [
+        JobField("/training/parallelism/tensor", n.positive_int)
+    ],
     ("model", "pipeline_model_parallel_size"): [
-        Rule("/training/parallelism/pipeline", n.positive_int)
+        JobField("/training/parallelism/pipeline", n.positive_int)
     ],
-    ("model", "context_parallel_size"): [Rule("/training/parallelism/context", n.positive_int)],
-    ("model", "expert_model_parallel_size"): [Rule("/training/parallelism/expert", n.positive_int)],
-    ("model", "fsdp"): [Rule("/training/parallelism/strategy", n.when_true("fsdp"))],
-    ("model", "encoder_seq_length"): [Rule("/model/seq_len", n.positive_int)],
-    ("model", "seq_length"): [Rule("/model/seq_len", n.positive_int)],
-    ("model", "num_layers"): [Rule("/model/layers", n.positive_int)],
-    ("model", "hidden_size"): [Rule("/model/hidden", n.positive_int)],
-    ("model", "ffn_hidden_size"): [Rule("/model/ffn_hidden", n.positive_int)],
-    ("model", "num_attention_heads"): [Rule("/model/heads", n.positive_int)],
-    ("model", "num_query_groups"): [Rule("/model/kv_heads", n.positive_int)],
-    ("model", "vocab_size"): [Rule("/model/vocab", n.positive_int)],
-    ("model", "fp8"): [Rule("/training/precision", n.when_true("fp8"))],
+    ("model", "context_parallel_size"): [JobField("/training/parallelism/context", n.positive_int)],
+    ("model", "expert_model_parallel_size"): [
+        JobField("/training/parallelism/expert", n.positive_int)
+    ],
+    ("model", "fsdp"): [JobField("/training/parallelism/strategy", n.when_true("fsdp"))],
+    ("model", "encoder_seq_length"): [JobField("/model/seq_len", n.positive_int)],
+    ("model", "seq_length"): [JobField("/model/seq_len", n.positive_int)],
+    ("model", "num_layers"): [JobField("/model/layers", n.positive_int)],
+    ("model", "hidden_size"): [JobField("/model/hidden", n.positive_int)],
+    ("model", "ffn_hidden_size"): [JobField("/model/ffn_hidden", n.positive_int)],
+    ("model", "num_attention_heads"): [JobField("/model/heads", n.positive_int)],
+    ("model", "num_query_groups"): [JobField("/model/kv_heads", n.positive_int)],
+    ("model", "vocab_size"): [JobField("/model/vocab", n.positive_int)],
+    ("model", "fp8"): [JobField("/training/precision", n.when_true("fp8"))],
     ("model", "activations_checkpoint_granularity"): [
-        Rule("/training/activation_checkpointing", _set)
+        JobField("/training/activation_checkpointing", _set)
     ],
-    ("model", "activations_checkpoint_method"): [Rule("/training/activation_checkpointing", _set)],
-    ("model", "optim", "name"): n.optimizer_rules(),
-    ("model", "seed"): [Rule("/training/seed", n.to_int)],
-    ("model", "data", "num_workers"): [Rule("/data/num_workers", n.to_int)],
-    ("model", "train_ds", "num_workers"): [Rule("/data/num_workers", n.to_int)],
-    ("model", "peft", "peft_scheme"): [Rule("/model/peft/method", _peft)],
+    ("model", "activations_checkpoint_method"): [
+        JobField("/training/activation_checkpointing", _set)
+    ],
+    ("model", "optim", "name"): n.optimizer_fields(),
+    ("model", "seed"): [JobField("/training/seed", n.to_int)],
+    ("model", "data", "num_workers"): [JobField("/data/num_workers", n.to_int)],
+    ("model", "train_ds", "num_workers"): [JobField("/data/num_workers", n.to_int)],
+    ("model", "peft", "peft_scheme"): [JobField("/model/peft/method", _peft)],
 }
 
 _LOGGERS = {

@@ -17,7 +17,7 @@ from trainlint.job import Location
 from trainlint.sources.base import Document, Fact, Input, Role, seed_default, typos
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
-from trainlint.sources.base.table import Rule, describe, facts_from_table
+from trainlint.sources.base.table import JobField, describe, facts_from_table
 from trainlint.sources.structured import Path, Tree, interpolation
 
 name = "olmo"
@@ -71,40 +71,40 @@ def _always(result: Any) -> Any:
     return lambda value: result
 
 
-TABLE: dict[Path, list[Rule]] = {
-    ("run_name",): [Rule("/name", n.to_str)],
-    ("seed",): [Rule("/training/seed", n.to_int)],
-    ("model", "d_model"): [Rule("/model/hidden", n.positive_int)],
-    ("model", "n_heads"): [Rule("/model/heads", n.positive_int)],
-    ("model", "n_kv_heads"): [Rule("/model/kv_heads", n.positive_int)],
-    ("model", "n_layers"): [Rule("/model/layers", n.positive_int)],
-    ("model", "max_sequence_length"): [Rule("/model/seq_len", n.positive_int)],
-    ("model", "vocab_size"): [Rule("/model/vocab", n.positive_int)],
-    ("global_train_batch_size",): [Rule("/training/global_batch_size", n.positive_int)],
-    ("device_train_microbatch_size",): [Rule("/training/micro_batch_size", n.positive_int)],
+TABLE: dict[Path, list[JobField]] = {
+    ("run_name",): [JobField("/name", n.to_str)],
+    ("seed",): [JobField("/training/seed", n.to_int)],
+    ("model", "d_model"): [JobField("/model/hidden", n.positive_int)],
+    ("model", "n_heads"): [JobField("/model/heads", n.positive_int)],
+    ("model", "n_kv_heads"): [JobField("/model/kv_heads", n.positive_int)],
+    ("model", "n_layers"): [JobField("/model/layers", n.positive_int)],
+    ("model", "max_sequence_length"): [JobField("/model/seq_len", n.positive_int)],
+    ("model", "vocab_size"): [JobField("/model/vocab", n.positive_int)],
+    ("global_train_batch_size",): [JobField("/training/global_batch_size", n.positive_int)],
+    ("device_train_microbatch_size",): [JobField("/training/micro_batch_size", n.positive_int)],
     ("max_duration",): [
-        Rule("/training/epochs", _duration("ep")),
-        Rule("/training/dataset_tokens", _duration("T")),
-        Rule("/training/max_steps", _duration("")),
+        JobField("/training/epochs", _duration("ep")),
+        JobField("/training/dataset_tokens", _duration("T")),
+        JobField("/training/max_steps", _duration("")),
     ],
-    ("stop_at",): [Rule("/training/max_steps", n.positive_int)],  # a hard stop wins
-    ("precision",): [Rule("/training/precision", _precision)],
-    ("distributed_strategy",): [Rule("/training/parallelism/strategy", n.to_str)],
+    ("stop_at",): [JobField("/training/max_steps", n.positive_int)],  # a hard stop wins
+    ("precision",): [JobField("/training/precision", _precision)],
+    ("distributed_strategy",): [JobField("/training/parallelism/strategy", n.to_str)],
     ("fsdp", "sharding_strategy"): [
-        Rule("/training/parallelism/strategy", _always("fsdp")),
-        Rule("/training/parallelism/zero_stage", _sharding_stage),
+        JobField("/training/parallelism/strategy", _always("fsdp")),
+        JobField("/training/parallelism/zero_stage", _sharding_stage),
     ],
-    ("optimizer", "name"): n.optimizer_rules(),
-    ("activation_checkpointing",): [Rule("/training/activation_checkpointing", _on)],
-    ("compile",): [Rule("/training/compile", _on)],
-    ("save_num_checkpoints_to_keep",): [Rule("/checkpoint/keep_last", n.positive_int)],
-    ("console_log_interval",): [Rule("/logging/every_steps", n.positive_int)],
-    ("eval_interval",): [Rule("/eval/every_steps", n.positive_int)],
-    ("time_limit",): [Rule("/resources/time_limit_s", n.duration_seconds)],
-    ("data", "num_workers"): [Rule("/data/num_workers", n.to_int)],
-    ("data", "prefetch_factor"): [Rule("/data/prefetch_factor", n.positive_int)],
-    ("data", "pin_memory"): [Rule("/data/pin_memory", n.to_bool)],
-    ("data", "persistent_workers"): [Rule("/data/persistent_workers", n.to_bool)],
+    ("optimizer", "name"): n.optimizer_fields(),
+    ("activation_checkpointing",): [JobField("/training/activation_checkpointing", _on)],
+    ("compile",): [JobField("/training/compile", _on)],
+    ("save_num_checkpoints_to_keep",): [JobField("/checkpoint/keep_last", n.positive_int)],
+    ("console_log_interval",): [JobField("/logging/every_steps", n.positive_int)],
+    ("eval_interval",): [JobField("/eval/every_steps", n.positive_int)],
+    ("time_limit",): [JobField("/resources/time_limit_s", n.duration_seconds)],
+    ("data", "num_workers"): [JobField("/data/num_workers", n.to_int)],
+    ("data", "prefetch_factor"): [JobField("/data/prefetch_factor", n.positive_int)],
+    ("data", "pin_memory"): [JobField("/data/pin_memory", n.to_bool)],
+    ("data", "persistent_workers"): [JobField("/data/persistent_workers", n.to_bool)],
 }
 
 _SAVE_INTERVALS = ("save_interval", "save_interval_unsharded", "save_interval_ephemeral")

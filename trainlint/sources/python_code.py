@@ -24,7 +24,7 @@ from trainlint.sources import deepspeed
 from trainlint.sources.base import Document, Fact, Input, Reference, Role, typos
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
-from trainlint.sources.base.table import Rule, describe, facts_for, facts_from_table
+from trainlint.sources.base.table import JobField, describe, facts_for, facts_from_table
 from trainlint.sources.python import tables as t
 from trainlint.sources.python.calls import Context, Found, read_calls
 from trainlint.sources.python.literal import UNKNOWN, Positions, dict_tree, literal
@@ -237,7 +237,7 @@ def _field_default(value: ast.expr) -> ast.expr:
 
 
 def _name_facts(
-    ctx: Context, values: dict[str, tuple[Any, ast.Name]], table: dict[str, list[Rule]]
+    ctx: Context, values: dict[str, tuple[Any, ast.Name]], table: dict[str, list[JobField]]
 ) -> list[Fact]:
     facts: list[Fact] = []
     for key, (value, target) in values.items():
@@ -280,8 +280,8 @@ def _nanogpt_facts(ctx: Context, values: dict[str, tuple[Any, ast.Name]]) -> lis
     interval, interval_target = values.get("eval_interval", (UNKNOWN, None))
     always = values.get("always_save_checkpoint", (True, None))[0]
     if interval_target is not None and always is not False:
-        rules = [Rule("/checkpoint/every_steps", n.positive_float)]
-        facts += facts_for(rules, interval, ctx.at(interval_target))
+        fields = [JobField("/checkpoint/every_steps", n.positive_float)]
+        facts += facts_for(fields, interval, ctx.at(interval_target))
     return facts + _nanogpt_vocab(ctx, values)
 
 
@@ -365,7 +365,9 @@ def _deepspeed_facts(ctx: Context, found: Found) -> list[Fact]:
 
 def keys() -> dict[str, list[str]]:
     """Every name and keyword this format reads → the job-model pointers it sets."""
-    described = describe({(key,): rules for key, rules in t.OWN_NAMES.items()})  # variables, fields
+    described = describe(
+        {(key,): fields for key, fields in t.OWN_NAMES.items()}
+    )  # variables, fields
     described["TrainingArguments/SFTConfig/DPOConfig/...(keyword=literal), module variables "
               "and dataclass fields of those names"] = ["as hf-trainer keys"]  # fmt: skip
     described["nanoGPT gradient_accumulation_steps * batch_size"] = ["/training/global_batch_size"]
@@ -376,8 +378,8 @@ def keys() -> dict[str, list[str]]:
     ]
     for call, table in (("L.Trainer", t.LIGHTNING), ("ModelCheckpoint", t.MODEL_CHECKPOINT),
                         ("DeepSpeedStrategy", t.DEEPSPEED_STRATEGY)):  # fmt: skip
-        for key, rules in table.items():
-            described[f"{call}({key}=)"] = [rule.pointer for rule in rules]
+        for key, fields in table.items():
+            described[f"{call}({key}=)"] = [job_field.pointer for job_field in fields]
     described |= {
         "DeepSpeed config dict (ds_config = {...}, deepspeed=, config=)": ["as deepspeed keys"],
         "TrainingArguments(deepspeed='ds.json'), deepspeed.initialize(config='ds.json')": [

@@ -19,17 +19,17 @@ from trainlint.job import Location
 from trainlint.sources.base import Document, Fact, Input, Override, Reference, Role, pointer, typos
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
-from trainlint.sources.base.table import Rule, describe, facts_from_table
+from trainlint.sources.base.table import JobField, describe, facts_from_table
 from trainlint.sources.shell import embedded
 from trainlint.sources.structured import Path, Tree
 
 name = "skypilot"
 role: Role = "entrypoint"
 
-TABLE: dict[Path, list[Rule]] = {
-    ("name",): [Rule("/name", n.to_str)],
-    ("num_nodes",): [Rule("/resources/nodes", n.positive_int)],
-    ("resources", "use_spot"): [Rule("/resources/spot", n.to_bool)],
+TABLE: dict[Path, list[JobField]] = {
+    ("name",): [JobField("/name", n.to_str)],
+    ("num_nodes",): [JobField("/resources/nodes", n.positive_int)],
+    ("resources", "use_spot"): [JobField("/resources/spot", n.to_bool)],
 }
 
 TOP_KEYS = frozenset({

@@ -20,7 +20,7 @@ from trainlint.job import Location, UnknownKey
 from trainlint.sources.base import Document, Fact, Input, Role, seed_default, typos
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
-from trainlint.sources.base.table import Rule, describe, facts_from_table
+from trainlint.sources.base.table import JobField, describe, facts_from_table
 from trainlint.sources.structured import Path, Tree
 from trainlint.sources.structured.toml import load_toml
 
@@ -68,48 +68,48 @@ def _fp8(value: Any) -> str | None:
 
 
 _PARALLEL = {
-    "data_parallel_shard_degree": [Rule("/training/parallelism/strategy", _sharded)],
-    "tensor_parallel_degree": [Rule("/training/parallelism/tensor", _degree)],
-    "pipeline_parallel_degree": [Rule("/training/parallelism/pipeline", _degree)],
-    "context_parallel_degree": [Rule("/training/parallelism/context", _degree)],
+    "data_parallel_shard_degree": [JobField("/training/parallelism/strategy", _sharded)],
+    "tensor_parallel_degree": [JobField("/training/parallelism/tensor", _degree)],
+    "pipeline_parallel_degree": [JobField("/training/parallelism/pipeline", _degree)],
+    "context_parallel_degree": [JobField("/training/parallelism/context", _degree)],
 }
 _OFFLOAD = [
-    Rule("/training/parallelism/offload_params", n.to_bool),
-    Rule("/training/parallelism/offload_optimizer", n.to_bool),
+    JobField("/training/parallelism/offload_params", n.to_bool),
+    JobField("/training/parallelism/offload_optimizer", n.to_bool),
 ]
 
-TABLE: dict[Path, list[Rule]] = {
-    ("job", "description"): [Rule("/name", n.to_str)],
-    ("training", "batch_size"): [Rule("/training/micro_batch_size", n.positive_int)],
-    ("training", "local_batch_size"): [Rule("/training/micro_batch_size", n.positive_int)],
-    ("training", "global_batch_size"): [Rule("/training/global_batch_size", n.positive_int)],
-    ("training", "seq_len"): [Rule("/model/seq_len", n.positive_int)],
-    ("training", "steps"): [Rule("/training/max_steps", n.positive_int)],
-    ("training", "mixed_precision_param"): [Rule("/training/precision", n.precision)],
-    ("training", "dtype"): [Rule("/training/precision", n.precision)],
+TABLE: dict[Path, list[JobField]] = {
+    ("job", "description"): [JobField("/name", n.to_str)],
+    ("training", "batch_size"): [JobField("/training/micro_batch_size", n.positive_int)],
+    ("training", "local_batch_size"): [JobField("/training/micro_batch_size", n.positive_int)],
+    ("training", "global_batch_size"): [JobField("/training/global_batch_size", n.positive_int)],
+    ("training", "seq_len"): [JobField("/model/seq_len", n.positive_int)],
+    ("training", "steps"): [JobField("/training/max_steps", n.positive_int)],
+    ("training", "mixed_precision_param"): [JobField("/training/precision", n.precision)],
+    ("training", "dtype"): [JobField("/training/precision", n.precision)],
     ("model", "converters"): [
-        Rule("/training/precision", _fp8),
-        Rule("/features/fp8", lambda value: "precision" if _fp8(value) else None),
+        JobField("/training/precision", _fp8),
+        JobField("/features/fp8", lambda value: "precision" if _fp8(value) else None),
     ],
-    ("training", "seed"): [Rule("/training/seed", n.to_int)],
+    ("training", "seed"): [JobField("/training/seed", n.to_int)],
     ("training", "enable_cpu_offload"): _OFFLOAD,
-    ("training", "compile"): [Rule("/training/compile", n.to_bool)],
-    ("compile", "enable"): [Rule("/training/compile", n.to_bool)],
-    **{("training", key): rules for key, rules in _PARALLEL.items()},
+    ("training", "compile"): [JobField("/training/compile", n.to_bool)],
+    ("compile", "enable"): [JobField("/training/compile", n.to_bool)],
+    **{("training", key): fields for key, fields in _PARALLEL.items()},
     **{("experimental", "pipeline_parallel_degree"): _PARALLEL["pipeline_parallel_degree"]},
-    **{("parallelism", key): rules for key, rules in _PARALLEL.items()},
-    ("checkpoint", "enable_checkpoint"): [Rule("/checkpoint/strategy", _checkpoints)],
-    ("checkpoint", "enable"): [Rule("/checkpoint/strategy", _checkpoints)],
-    ("checkpoint", "keep_latest_k"): [Rule("/checkpoint/keep_last", n.positive_int)],
-    ("checkpoint", "async_mode"): [Rule("/checkpoint/async", _async)],
-    ("checkpoint", "model_weights_only"): [Rule("/checkpoint/save_optimizer", _not)],
-    ("metrics", "log_freq"): [Rule("/logging/every_steps", n.positive_int)],
-    ("activation_checkpoint", "mode"): [Rule("/training/activation_checkpointing", _recompute)],
+    **{("parallelism", key): fields for key, fields in _PARALLEL.items()},
+    ("checkpoint", "enable_checkpoint"): [JobField("/checkpoint/strategy", _checkpoints)],
+    ("checkpoint", "enable"): [JobField("/checkpoint/strategy", _checkpoints)],
+    ("checkpoint", "keep_latest_k"): [JobField("/checkpoint/keep_last", n.positive_int)],
+    ("checkpoint", "async_mode"): [JobField("/checkpoint/async", _async)],
+    ("checkpoint", "model_weights_only"): [JobField("/checkpoint/save_optimizer", _not)],
+    ("metrics", "log_freq"): [JobField("/logging/every_steps", n.positive_int)],
+    ("activation_checkpoint", "mode"): [JobField("/training/activation_checkpointing", _recompute)],
     ("profiling", "enable_profiling"): [
-        Rule("/logging/profiler/enabled", n.to_bool),
-        Rule("/logging/profiler/scheduled", n.when_true(True)),  # a trace every profile_freq
+        JobField("/logging/profiler/enabled", n.to_bool),
+        JobField("/logging/profiler/scheduled", n.when_true(True)),  # a trace every profile_freq
     ],
-    ("optimizer", "name"): n.optimizer_rules(),
+    ("optimizer", "name"): n.optimizer_fields(),
 }
 
 KNOWN: dict[str, frozenset[str]] = {

@@ -17,7 +17,7 @@ from typing import Any
 from trainlint.sources.base import Document, Fact, Input, Role, seed_default
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
-from trainlint.sources.base.table import Rule, describe, lookup
+from trainlint.sources.base.table import JobField, describe, lookup
 from trainlint.sources.base.typos import near_misses
 from trainlint.sources.structured import Path
 from trainlint.sources.structured.located import (
@@ -82,85 +82,89 @@ def _fsdp_if_set(value: Any) -> str | None:
     return None if value is None else "fsdp"
 
 
-def _optimizer_rules() -> list[Rule]:
+def _optimizer_fields() -> list[JobField]:
     """The component path is the name; family and 8-bit come through the shared table."""
-    rules = n.optimizer_rules()
-    return rules[:1] + [Rule(rule.pointer, _optimizer(rule.convert)) for rule in rules[1:]]
+    fields = n.optimizer_fields()
+    return fields[:1] + [
+        JobField(job_field.pointer, _optimizer(job_field.convert)) for job_field in fields[1:]
+    ]
 
 
 # Keys the async GRPO recipe nests under ``training:`` mean what they mean at the top.
-_TRAINING: dict[Path, list[Rule]] = {
-    ("batch_size",): [Rule("/training/micro_batch_size", n.positive_int)],
-    ("gradient_accumulation_steps",): [Rule("/training/grad_accum_steps", n.positive_int)],
-    ("epochs",): [Rule("/training/epochs", n.positive_float)],
-    ("num_steps",): [Rule("/training/max_steps", n.positive_int)],
-    ("optimizer", "_component_"): _optimizer_rules(),
-    ("enable_activation_checkpointing",): [Rule("/training/activation_checkpointing", n.to_bool)],
-    ("compile",): [Rule("/training/compile", n.to_bool)],
-    ("seed",): [Rule("/training/seed", n.to_int)],
+_TRAINING: dict[Path, list[JobField]] = {
+    ("batch_size",): [JobField("/training/micro_batch_size", n.positive_int)],
+    ("gradient_accumulation_steps",): [JobField("/training/grad_accum_steps", n.positive_int)],
+    ("epochs",): [JobField("/training/epochs", n.positive_float)],
+    ("num_steps",): [JobField("/training/max_steps", n.positive_int)],
+    ("optimizer", "_component_"): _optimizer_fields(),
+    ("enable_activation_checkpointing",): [
+        JobField("/training/activation_checkpointing", n.to_bool)
+    ],
+    ("compile",): [JobField("/training/compile", n.to_bool)],
+    ("seed",): [JobField("/training/seed", n.to_int)],
     ("save_every_n_steps",): [
-        Rule("/checkpoint/every_steps", n.positive_int),
-        Rule("/checkpoint/strategy", lambda v: "steps" if n.positive_int(v) else None),
+        JobField("/checkpoint/every_steps", n.positive_int),
+        JobField("/checkpoint/strategy", lambda v: "steps" if n.positive_int(v) else None),
     ],
     ("save_every_n_epochs",): [
-        Rule("/checkpoint/every_epochs", n.positive_float),
-        Rule("/checkpoint/strategy", lambda v: "epoch" if n.positive_float(v) else None),
+        JobField("/checkpoint/every_epochs", n.positive_float),
+        JobField("/checkpoint/strategy", lambda v: "epoch" if n.positive_float(v) else None),
     ],
 }
 
 # A model spelled out with a generic builder (``llama2.llama2`` plus its dimensions).
-_MODEL: dict[Path, list[Rule]] = {
+_MODEL: dict[Path, list[JobField]] = {
     ("_component_",): [
-        Rule("/model/name", builder),
-        Rule("/model/peft/method", _peft),
-        Rule("/model/quantization_bits", _qlora_bits),
+        JobField("/model/name", builder),
+        JobField("/model/peft/method", _peft),
+        JobField("/model/quantization_bits", _qlora_bits),
     ],
-    ("lora_rank",): [Rule("/model/peft/rank", n.positive_int)],
-    ("num_layers",): [Rule("/model/layers", n.positive_int)],
-    ("embed_dim",): [Rule("/model/hidden", n.positive_int)],
-    ("num_heads",): [Rule("/model/heads", n.positive_int)],
-    ("num_kv_heads",): [Rule("/model/kv_heads", n.positive_int)],
-    ("intermediate_dim",): [Rule("/model/ffn_hidden", n.positive_int)],
-    ("vocab_size",): [Rule("/model/vocab", n.positive_int)],
-    ("max_seq_len",): [Rule("/model/seq_len", n.positive_int)],
+    ("lora_rank",): [JobField("/model/peft/rank", n.positive_int)],
+    ("num_layers",): [JobField("/model/layers", n.positive_int)],
+    ("embed_dim",): [JobField("/model/hidden", n.positive_int)],
+    ("num_heads",): [JobField("/model/heads", n.positive_int)],
+    ("num_kv_heads",): [JobField("/model/kv_heads", n.positive_int)],
+    ("intermediate_dim",): [JobField("/model/ffn_hidden", n.positive_int)],
+    ("vocab_size",): [JobField("/model/vocab", n.positive_int)],
+    ("max_seq_len",): [JobField("/model/seq_len", n.positive_int)],
 }
 
-TABLE: dict[Path, list[Rule]] = {
-    ("name",): [Rule("/name", n.to_str)],
+TABLE: dict[Path, list[JobField]] = {
+    ("name",): [JobField("/name", n.to_str)],
     **{
-        (block, *path): rules
+        (block, *path): fields
         for block in ("policy_model", "model")
-        for path, rules in _MODEL.items()
+        for path, fields in _MODEL.items()
     },
-    ("tokenizer", "max_seq_len"): [Rule("/model/seq_len", n.positive_int)],
-    ("dtype",): [Rule("/training/precision", n.precision)],
+    ("tokenizer", "max_seq_len"): [JobField("/model/seq_len", n.positive_int)],
+    ("dtype",): [JobField("/training/precision", n.precision)],
     **_TRAINING,
-    **{("training", *path): rules for path, rules in _TRAINING.items()},
-    ("keep_last_n_checkpoints",): [Rule("/checkpoint/keep_last", n.positive_int)],
-    ("enable_async_checkpointing",): [Rule("/checkpoint/async", n.to_bool)],
-    ("log_every_n_steps",): [Rule("/logging/every_steps", n.positive_int)],
-    ("log_level",): [Rule("/logging/level", _level)],
-    ("metric_logger", "_component_"): [Rule("/logging/reporters", _reporter)],
+    **{("training", *path): fields for path, fields in _TRAINING.items()},
+    ("keep_last_n_checkpoints",): [JobField("/checkpoint/keep_last", n.positive_int)],
+    ("enable_async_checkpointing",): [JobField("/checkpoint/async", n.to_bool)],
+    ("log_every_n_steps",): [JobField("/logging/every_steps", n.positive_int)],
+    ("log_level",): [JobField("/logging/level", _level)],
+    ("metric_logger", "_component_"): [JobField("/logging/reporters", _reporter)],
     ("profiler", "enabled"): [
-        Rule("/logging/profiler/enabled", n.to_bool),
-        Rule("/logging/profiler/scheduled", n.when_true(True)),  # always wait/warmup/active
+        JobField("/logging/profiler/enabled", n.to_bool),
+        JobField("/logging/profiler/scheduled", n.when_true(True)),  # always wait/warmup/active
     ],
-    ("tensor_parallel_dim",): [Rule("/training/parallelism/tensor", n.positive_int)],
+    ("tensor_parallel_dim",): [JobField("/training/parallelism/tensor", n.positive_int)],
     # Only the distributed (FSDP2) recipes read these keys.
-    ("data_parallel_shard_dim",): [Rule("/training/parallelism/strategy", _fsdp_if_set)],
+    ("data_parallel_shard_dim",): [JobField("/training/parallelism/strategy", _fsdp_if_set)],
     ("fsdp_cpu_offload",): [
-        Rule("/training/parallelism/strategy", _fsdp_if_set),
-        Rule("/training/parallelism/offload_params", n.to_bool),
-        Rule("/training/parallelism/offload_optimizer", n.to_bool),
+        JobField("/training/parallelism/strategy", _fsdp_if_set),
+        JobField("/training/parallelism/offload_params", n.to_bool),
+        JobField("/training/parallelism/offload_optimizer", n.to_bool),
     ],
     ("fsdp", "cpu_offload"): [
-        Rule("/training/parallelism/strategy", _fsdp_if_set),
-        Rule("/training/parallelism/offload_params", n.to_bool),
-        Rule("/training/parallelism/offload_optimizer", n.to_bool),
+        JobField("/training/parallelism/strategy", _fsdp_if_set),
+        JobField("/training/parallelism/offload_params", n.to_bool),
+        JobField("/training/parallelism/offload_optimizer", n.to_bool),
     ],
-    ("dataloader", "num_workers"): [Rule("/data/num_workers", n.to_int)],
-    ("dataloader", "pin_memory"): [Rule("/data/pin_memory", n.to_bool)],
-    ("dataloader", "prefetch_factor"): [Rule("/data/prefetch_factor", n.to_int)],
+    ("dataloader", "num_workers"): [JobField("/data/num_workers", n.to_int)],
+    ("dataloader", "pin_memory"): [JobField("/data/pin_memory", n.to_bool)],
+    ("dataloader", "prefetch_factor"): [JobField("/data/prefetch_factor", n.to_int)],
 }
 
 KNOWN_KEYS = frozenset({

@@ -152,15 +152,15 @@ def optimizer_experimental(value: Any) -> bool | None:
     return _OPTIMIZERS[key][2] if key else None
 
 
-def optimizer_rules(pointer_prefix: str = "/training/optimizer") -> list[Any]:
-    """Table rules that read one optimizer name into name, family, 8-bit and experimental."""
-    from trainlint.sources.base.table import Rule
+def optimizer_fields(pointer_prefix: str = "/training/optimizer") -> list[Any]:
+    """The job fields one optimizer name is read into: name, family, 8-bit, experimental."""
+    from trainlint.sources.base.table import JobField
 
     return [
-        Rule(f"{pointer_prefix}/name", to_str),
-        Rule(f"{pointer_prefix}/family", optimizer_family),
-        Rule(f"{pointer_prefix}/eight_bit", optimizer_eight_bit),
-        Rule(f"{pointer_prefix}/experimental", optimizer_experimental),
+        JobField(f"{pointer_prefix}/name", to_str),
+        JobField(f"{pointer_prefix}/family", optimizer_family),
+        JobField(f"{pointer_prefix}/eight_bit", optimizer_eight_bit),
+        JobField(f"{pointer_prefix}/experimental", optimizer_experimental),
     ]
 
 

@@ -1,7 +1,7 @@
 """Declarative key → job-model tables for structured formats (DESIGN §1.2).
 
-A format module lists ``Rule(pointer, convert)`` per key path; this module walks a parsed
-document and emits a located Fact for every key whose value converts to something known.
+A format module lists the ``JobField(pointer, convert)`` each key path sets; this module walks
+a parsed document and emits a located Fact for every key whose value converts to something known.
 """
 
 from __future__ import annotations
@@ -18,35 +18,36 @@ Converter = Callable[[Any], Any]
 
 
 @dataclass(frozen=True)
-class Rule:
-    """Where a key's value goes in the job model, and how it is normalised (None = unknown)."""
+class JobField:
+    """The job-model field a key's value goes to (its JSON pointer), and how the value is
+    normalised (None = unknown). Not a lint rule: it only says where a file's value lands."""
 
     pointer: str
     convert: Converter
 
 
-Table = Mapping[Path, Iterable[Rule]]
+Table = Mapping[Path, Iterable[JobField]]
 
 
 def facts_from_table(tree: Tree, table: Table, file: str) -> list[Fact]:
     """Facts for every key of ``table`` present in ``tree`` with a known value."""
     facts: list[Fact] = []
-    for path, rules in table.items():
+    for path, fields in table.items():
         found, raw = lookup(tree.data, path)
         if not found:
             continue
         line, column = tree.span(path)
-        facts.extend(facts_for(rules, raw, Location(file=file, line=line, column=column)))
+        facts.extend(facts_for(fields, raw, Location(file=file, line=line, column=column)))
     return facts
 
 
-def facts_for(rules: Iterable[Rule], raw: Any, location: Location) -> list[Fact]:
+def facts_for(fields: Iterable[JobField], raw: Any, location: Location) -> list[Fact]:
     """Facts for one raw value (used by command-line flags as well as documents)."""
     facts = []
-    for rule in rules:
-        value = rule.convert(raw)
+    for job_field in fields:
+        value = job_field.convert(raw)
         if value is not None:
-            facts.append(Fact(rule.pointer, value, location))
+            facts.append(Fact(job_field.pointer, value, location))
     return facts
 
 
@@ -62,7 +63,7 @@ def lookup(data: Any, path: Path) -> tuple[bool, Any]:
 def describe(table: Table, separator: str = ".") -> dict[str, list[str]]:
     """Key path (``zero_optimization.stage``) → the job-model pointers it sets, for the docs."""
     described: dict[str, list[str]] = {}
-    for path, rules in table.items():
+    for path, fields in table.items():
         key = separator.join(str(part) for part in path) or "(document)"
-        described.setdefault(key, []).extend(rule.pointer for rule in rules)
+        described.setdefault(key, []).extend(job_field.pointer for job_field in fields)
     return described

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from trainlint.job import Location
 from trainlint.sources import hf_trainer
 from trainlint.sources.base import Fact, Reference, pointer
-from trainlint.sources.base.table import Rule, facts_for
+from trainlint.sources.base.table import JobField, facts_for
 from trainlint.sources.python import tables as t
 from trainlint.sources.python.literal import UNKNOWN, Positions, literal
 from trainlint.sources.python.walk import Scan, keyword_names
@@ -86,7 +86,7 @@ def _constructor(full: str, last: str, keywords: set[str]) -> Handler | None:
     return None
 
 
-def _keyword_facts(ctx: Context, call: ast.Call, table: Mapping[str, list[Rule]]) -> list[Fact]:
+def _keyword_facts(ctx: Context, call: ast.Call, table: Mapping[str, list[JobField]]) -> list[Fact]:
     """Facts of the keywords of ``table`` whose value is a literal (anything else: unknown)."""
     facts: list[Fact] = []
     for kw in call.keywords:
@@ -98,7 +98,7 @@ def _keyword_facts(ctx: Context, call: ast.Call, table: Mapping[str, list[Rule]]
     return facts
 
 
-def _table_call(table: Mapping[str, list[Rule]]) -> Handler:
+def _table_call(table: Mapping[str, list[JobField]]) -> Handler:
     def handle(ctx: Context, call: ast.Call, found: Found) -> None:
         found.facts += _keyword_facts(ctx, call, table)
         found.recognised(0.9)

@@ -7,7 +7,7 @@ from typing import Any
 
 from trainlint.sources import hf_trainer
 from trainlint.sources.base import normalize as n
-from trainlint.sources.base.table import Rule
+from trainlint.sources.base.table import JobField
 
 
 def _init_from(value: Any) -> str | None:
@@ -20,46 +20,46 @@ def _wandb(value: Any) -> list[str] | None:
     return ["wandb"] if n.to_bool(value) is True else None
 
 
-_SEQ = [Rule("/model/seq_len", n.positive_int)]
-_LAYERS = [Rule("/model/layers", n.positive_int)]
-_HEADS = [Rule("/model/heads", n.positive_int)]
-_HIDDEN = [Rule("/model/hidden", n.positive_int)]
-_STEPS = [Rule("/training/max_steps", n.positive_int)]
-_EVAL = [Rule("/eval/every_steps", n.positive_float)]
-_LOG = [Rule("/logging/every_steps", n.positive_float)]
-_SAVE = [Rule("/checkpoint/every_steps", n.positive_float)]
-_EPOCHS = [Rule("/training/epochs", n.positive_float)]
+_SEQ = [JobField("/model/seq_len", n.positive_int)]
+_LAYERS = [JobField("/model/layers", n.positive_int)]
+_HEADS = [JobField("/model/heads", n.positive_int)]
+_HIDDEN = [JobField("/model/hidden", n.positive_int)]
+_STEPS = [JobField("/training/max_steps", n.positive_int)]
+_EVAL = [JobField("/eval/every_steps", n.positive_float)]
+_LOG = [JobField("/logging/every_steps", n.positive_float)]
+_SAVE = [JobField("/checkpoint/every_steps", n.positive_float)]
+_EPOCHS = [JobField("/training/epochs", n.positive_float)]
 
 # Module-level variables (nanoGPT config modules, modded-nanogpt hyperparameters) and dataclass
 # fields: the spellings training scripts use for the same few quantities.
-OWN_NAMES: dict[str, list[Rule]] = {
-    "batch_size": [Rule("/training/micro_batch_size", n.positive_int)],
-    "micro_batch_size": [Rule("/training/micro_batch_size", n.positive_int)],
-    "global_batch_size": [Rule("/training/global_batch_size", n.positive_int)],
-    "grad_accum_steps": [Rule("/training/grad_accum_steps", n.positive_int)],
+OWN_NAMES: dict[str, list[JobField]] = {
+    "batch_size": [JobField("/training/micro_batch_size", n.positive_int)],
+    "micro_batch_size": [JobField("/training/micro_batch_size", n.positive_int)],
+    "global_batch_size": [JobField("/training/global_batch_size", n.positive_int)],
+    "grad_accum_steps": [JobField("/training/grad_accum_steps", n.positive_int)],
     "block_size": _SEQ, "seq_len": _SEQ, "max_seq_len": _SEQ, "sequence_length": _SEQ,
     "context_length": _SEQ, "train_seq_len": _SEQ,
     "n_layer": _LAYERS, "n_layers": _LAYERS, "num_layers": _LAYERS,
     "n_head": _HEADS, "n_heads": _HEADS, "num_heads": _HEADS,
-    "n_kv_head": [Rule("/model/kv_heads", n.positive_int)],
-    "n_kv_heads": [Rule("/model/kv_heads", n.positive_int)],
+    "n_kv_head": [JobField("/model/kv_heads", n.positive_int)],
+    "n_kv_heads": [JobField("/model/kv_heads", n.positive_int)],
     "n_embd": _HIDDEN, "d_model": _HIDDEN, "hidden_size": _HIDDEN, "model_dim": _HIDDEN,
-    "vocab_size": [Rule("/model/vocab", n.positive_int)],
+    "vocab_size": [JobField("/model/vocab", n.positive_int)],
     "max_iters": _STEPS, "num_iterations": _STEPS, "train_steps": _STEPS,
     "eval_interval": _EVAL, "eval_every": _EVAL, "val_loss_every": _EVAL,
     "log_interval": _LOG, "log_every": _LOG,
     "save_every": _SAVE, "save_interval": _SAVE, "checkpoint_every": _SAVE, "ckpt_every": _SAVE,
     "max_epochs": _EPOCHS, "num_epochs": _EPOCHS, "epochs": _EPOCHS,
-    "dtype": [Rule("/training/precision", n.precision)],
-    "compile": [Rule("/training/compile", n.to_bool)],
-    "wandb_log": [Rule("/logging/reporters", _wandb)],
-    "init_from": [Rule("/model/name", _init_from)],
-    "model_name": [Rule("/model/name", n.to_str)],
-    "num_workers": [Rule("/data/num_workers", n.to_int)],
+    "dtype": [JobField("/training/precision", n.precision)],
+    "compile": [JobField("/training/compile", n.to_bool)],
+    "wandb_log": [JobField("/logging/reporters", _wandb)],
+    "init_from": [JobField("/model/name", _init_from)],
+    "model_name": [JobField("/model/name", n.to_str)],
+    "num_workers": [JobField("/data/num_workers", n.to_int)],
 }  # fmt: skip
 
 # The table for names: our own spellings first, then HF TrainingArguments' (reused, not copied).
-NAMES: dict[str, list[Rule]] = {**hf_trainer.KEYS, **OWN_NAMES}
+NAMES: dict[str, list[JobField]] = {**hf_trainer.KEYS, **OWN_NAMES}
 
 # Every global of nanoGPT's train.py (what its configurator lets a config module override):
 # a config-module name close to one of these but not equal is a typo nanoGPT ignores silently.
@@ -127,34 +127,34 @@ def _profiler(value: Any) -> tuple[bool, bool] | None:
     return (True, True) if text == "pytorch" else None
 
 
-LIGHTNING: dict[str, list[Rule]] = {
-    "devices": [Rule("/resources/gpus_per_node", _devices)],
-    "num_nodes": [Rule("/resources/nodes", n.positive_int)],
-    "precision": [Rule("/training/precision", n.precision)],
+LIGHTNING: dict[str, list[JobField]] = {
+    "devices": [JobField("/resources/gpus_per_node", _devices)],
+    "num_nodes": [JobField("/resources/nodes", n.positive_int)],
+    "precision": [JobField("/training/precision", n.precision)],
     "max_steps": _STEPS,
     "max_epochs": _EPOCHS,
-    "max_time": [Rule("/resources/time_limit_s", n.duration_seconds)],
+    "max_time": [JobField("/resources/time_limit_s", n.duration_seconds)],
     "log_every_n_steps": _LOG,
-    "accumulate_grad_batches": [Rule("/training/grad_accum_steps", n.positive_int)],
-    "detect_anomaly": [Rule("/logging/anomaly_detection", n.to_bool)],
+    "accumulate_grad_batches": [JobField("/training/grad_accum_steps", n.positive_int)],
+    "detect_anomaly": [JobField("/logging/anomaly_detection", n.to_bool)],
     "profiler": [
-        Rule("/logging/profiler/enabled", lambda v: (_profiler(v) or (None, None))[0]),
-        Rule("/logging/profiler/scheduled", lambda v: (_profiler(v) or (None, None))[1]),
+        JobField("/logging/profiler/enabled", lambda v: (_profiler(v) or (None, None))[0]),
+        JobField("/logging/profiler/scheduled", lambda v: (_profiler(v) or (None, None))[1]),
     ],
     "strategy": [
-        Rule("/training/parallelism/strategy", _strategy),
-        Rule("/training/parallelism/zero_stage", _stage),
-        Rule("/training/parallelism/offload_optimizer", _offload),
-        Rule("/training/parallelism/offload_params", _offload),
+        JobField("/training/parallelism/strategy", _strategy),
+        JobField("/training/parallelism/zero_stage", _stage),
+        JobField("/training/parallelism/offload_optimizer", _offload),
+        JobField("/training/parallelism/offload_params", _offload),
     ],
 }
 
 # Lightning's strategy and profiler classes, read when written as calls.
 STRATEGY_CALLS = {"DeepSpeedStrategy": "deepspeed", "FSDPStrategy": "fsdp", "DDPStrategy": "ddp"}
-DEEPSPEED_STRATEGY: dict[str, list[Rule]] = {
-    "stage": [Rule("/training/parallelism/zero_stage", n.to_int)],
-    "offload_optimizer": [Rule("/training/parallelism/offload_optimizer", n.to_bool)],
-    "offload_parameters": [Rule("/training/parallelism/offload_params", n.to_bool)],
+DEEPSPEED_STRATEGY: dict[str, list[JobField]] = {
+    "stage": [JobField("/training/parallelism/zero_stage", n.to_int)],
+    "offload_optimizer": [JobField("/training/parallelism/offload_optimizer", n.to_bool)],
+    "offload_parameters": [JobField("/training/parallelism/offload_params", n.to_bool)],
 }
 PROFILER_CALLS = {"SimpleProfiler": False, "AdvancedProfiler": False, "PyTorchProfiler": True}
 
@@ -164,11 +164,11 @@ def _not(value: Any) -> bool | None:
     return None if flag is None else not flag
 
 
-MODEL_CHECKPOINT: dict[str, list[Rule]] = {
+MODEL_CHECKPOINT: dict[str, list[JobField]] = {
     "every_n_train_steps": _SAVE,
-    "every_n_epochs": [Rule("/checkpoint/every_epochs", n.positive_float)],
-    "save_top_k": [Rule("/checkpoint/keep_last", n.positive_int)],  # -1: keep all
-    "save_weights_only": [Rule("/checkpoint/save_optimizer", _not)],
+    "every_n_epochs": [JobField("/checkpoint/every_epochs", n.positive_float)],
+    "save_top_k": [JobField("/checkpoint/keep_last", n.positive_int)],  # -1: keep all
+    "save_weights_only": [JobField("/checkpoint/save_optimizer", _not)],
 }
 
 # TrainingArguments and the TRL configs built on it: their keywords are hf-trainer keys.

@@ -15,7 +15,7 @@ from typing import Any
 from trainlint.job import Location
 from trainlint.sources.base import Fact
 from trainlint.sources.base import normalize as n
-from trainlint.sources.base.table import Rule, lookup
+from trainlint.sources.base.table import JobField, lookup
 from trainlint.sources.structured import Path, Tree
 
 Locate = Callable[[Path], Location]
@@ -46,18 +46,18 @@ def tree_locator(tree: Tree, file: str) -> Locate:
     return locate
 
 
-def table_facts(data: Any, table: Mapping[Path, Iterable[Rule]], locate: Locate) -> list[Fact]:
+def table_facts(data: Any, table: Mapping[Path, Iterable[JobField]], locate: Locate) -> list[Fact]:
     """Facts for every key of ``table`` present in ``data`` with a known, converted value."""
     facts: list[Fact] = []
-    for path, rules in table.items():
+    for path, fields in table.items():
         found, raw = lookup(data, path)
         if not found or is_unknown(raw):
             continue
         where = locate(path)
-        for rule in rules:
-            value = rule.convert(raw)
+        for job_field in fields:
+            value = job_field.convert(raw)
             if value is not None:
-                facts.append(Fact(rule.pointer, value, where))
+                facts.append(Fact(job_field.pointer, value, where))
     return facts
 
 
