@@ -35,7 +35,15 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from trainlint.errors import ConfigError, SourceError
 from trainlint.packs.sources import PackSource
-from trainlint.sources.structured import MAX_BYTES, MAX_DEPTH, MAX_NODES, Tagged, Tree, load_yaml
+from trainlint.sources.structured import (
+    MAX_BYTES,
+    MAX_DEPTH,
+    MAX_NODES,
+    KeyPath,
+    Tagged,
+    Tree,
+    load_yaml,
+)
 from trainlint.sources.structured.toml import load_toml
 
 if sys.version_info >= (3, 11):
@@ -47,10 +55,6 @@ CONFIG_FILES = (".trainlint.yaml", ".trainlint.yml", ".trainlint.toml", "pyproje
 
 
 MAX_EXTENDS = 8  # a chain of ``extend`` longer than this is a loop
-
-KeyPath = tuple[str | int, ...]
-"""A config entry by its keys, spelled as in ruff: ``("waivers", 2, "reason")``,
-``("ignore", 0)``, ``("per-file-ignores", "src/*.yaml")``."""
 
 
 class Written(NamedTuple):

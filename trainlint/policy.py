@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trainlint.config import KeyPath, RepoConfig
+from trainlint.config import RepoConfig
 from trainlint.errors import ConfigError
 from trainlint.job import Location
 from trainlint.packs import Pack, load_builtin_pack, load_pack
@@ -27,6 +27,7 @@ from trainlint.packs.layering import (
 )
 from trainlint.packs.sources import PackSource
 from trainlint.read import display
+from trainlint.sources.structured import KeyPath
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from trainlint.sources.base import Document, Input, Role
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import JobField, describe
-from trainlint.sources.structured import Path, flat
+from trainlint.sources.structured import KeyPath, flat
 from trainlint.sources.structured.flat import words
 
 name = "accelerate"
@@ -59,7 +59,7 @@ def _compiled(value: Any) -> bool | None:
 
 _FSDP = "fsdp_config"
 _DS = "deepspeed_config"
-TABLE: dict[Path, list[JobField]] = {
+TABLE: dict[KeyPath, list[JobField]] = {
     ("distributed_type",): [JobField("/training/parallelism/strategy", _strategy)],
     ("num_processes",): [JobField("/resources/world_size", n.positive_int)],
     ("num_machines",): [JobField("/resources/nodes", n.positive_int)],
@@ -90,7 +90,7 @@ TABLE: dict[Path, list[JobField]] = {
         JobField("/training/parallelism/tensor", n.positive_int)
     ],
 }
-REFERENCES: dict[Path, Role] = {(_DS, "deepspeed_config_file"): "deepspeed"}
+REFERENCES: dict[KeyPath, Role] = {(_DS, "deepspeed_config_file"): "deepspeed"}
 
 # ClusterConfig / SageMakerConfig fields and the ``accelerate launch`` options a config may set.
 TOP_KEYS = words(
@@ -131,7 +131,7 @@ PARALLELISM_KEYS = frozenset(
         sp_attn_implementation sp_backend sp_seq_length sp_seq_length_is_variable sp_size tp_size"""
     )
 )
-KNOWN: dict[Path, Collection[str]] = {
+KNOWN: dict[KeyPath, Collection[str]] = {
     (): TOP_KEYS, (_FSDP,): FSDP_KEYS, (_DS,): DEEPSPEED_KEYS,
     ("parallelism_config",): PARALLELISM_KEYS,
 }  # fmt: skip

@@ -23,7 +23,7 @@ from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import JobField, Table, describe
 from trainlint.sources.keys.axolotl import CLOUD, KEYS
-from trainlint.sources.structured import Path, Tree, flat
+from trainlint.sources.structured import KeyPath, Tree, flat
 
 name = "axolotl"
 role: Role = "config"
@@ -80,7 +80,7 @@ def _plugin(word: str, kind: str) -> Any:
 # attention (``sdp_attention``, ``flex_attention``, ``attn_implementation: sdpa``) is none.
 _FLASH = [JobField("/features/flash-attn", n.when_true("kernel"))]
 _LIGER = [JobField("/features/liger", n.when_true("kernel"))]
-FEATURES: dict[Path, list[JobField]] = {
+FEATURES: dict[KeyPath, list[JobField]] = {
     ("plugins",): [JobField("/features/liger", _plugin("liger", "kernel"))],  # a liger_* key wins
     # ``sdp_attention: true`` next to ``flash_attention: true`` states the alternative: axolotl
     # picks flash-attn first; flipping the flag off runs PyTorch's SDPA with the same config.
@@ -96,12 +96,12 @@ FEATURES: dict[Path, list[JobField]] = {
 }  # fmt: skip
 
 
-def _fsdp_fields(key: str, fields: list[JobField]) -> dict[Path, list[JobField]]:
+def _fsdp_fields(key: str, fields: list[JobField]) -> dict[KeyPath, list[JobField]]:
     return {("fsdp_config", key): fields, ("fsdp_config", f"fsdp_{key}"): fields}
 
 
 _STAGE = [JobField("/training/parallelism/zero_stage", sharding_stage)]
-TABLE: dict[Path, list[JobField]] = {
+TABLE: dict[KeyPath, list[JobField]] = {
     ("base_model",): [JobField("/model/name", n.to_str)],
     ("sequence_len",): [JobField("/model/seq_len", n.positive_int)],
     ("micro_batch_size",): [JobField("/training/micro_batch_size", n.positive_int)],
@@ -152,7 +152,7 @@ TABLE: dict[Path, list[JobField]] = {
     ("ray_num_workers",): [JobField("/resources/world_size", n.positive_int)],
     **FEATURES,
 }
-CLOUD_TABLE: dict[Path, list[JobField]] = {
+CLOUD_TABLE: dict[KeyPath, list[JobField]] = {
     ("gpu",): [JobField("/resources/gpu/model", _gpu)],
     ("gpu_count",): [
         JobField("/resources/gpus_per_node", n.positive_int),
@@ -161,7 +161,7 @@ CLOUD_TABLE: dict[Path, list[JobField]] = {
     ("node_count",): [JobField("/resources/nodes", n.positive_int)],
     ("timeout",): [JobField("/resources/time_limit_s", n.duration_seconds)],
 }
-REFERENCES: dict[Path, Role] = {("deepspeed",): "deepspeed"}
+REFERENCES: dict[KeyPath, Role] = {("deepspeed",): "deepspeed"}
 
 # Experiment trackers: the key that turns each on (a set project, or a ``use_`` flag).
 _REPORTERS = {
@@ -207,7 +207,7 @@ def parse(file: Input) -> Document:
         cloud = flat.document(file, name, role, recognise(file), CLOUD_TABLE, {(): CLOUD_KEYS})
         cloud.defaults = [seed]
         return cloud
-    known: dict[Path, Collection[str]] = {(): KNOWN_KEYS | CLOUD_KEYS}
+    known: dict[KeyPath, Collection[str]] = {(): KNOWN_KEYS | CLOUD_KEYS}
     doc = flat.document(file, name, role, recognise(file), TABLE, known)
     doc.defaults = [seed]
     tree = flat.plain(file.trees[0])

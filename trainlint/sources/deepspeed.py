@@ -14,7 +14,7 @@ from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import JobField, describe
 from trainlint.sources.keys.deepspeed import TOP_LEVEL, ZERO
-from trainlint.sources.structured import Path, flat
+from trainlint.sources.structured import KeyPath, flat
 
 name = "deepspeed"
 role: Role = "deepspeed"
@@ -34,7 +34,7 @@ def _stage(value: Any) -> int | None:
     return stage if stage is not None and 0 <= stage <= 3 else None
 
 
-TABLE: dict[Path, list[JobField]] = {
+TABLE: dict[KeyPath, list[JobField]] = {
     (): [JobField("/training/parallelism/strategy", _always("deepspeed"))],
     ("train_micro_batch_size_per_gpu",): [JobField("/training/micro_batch_size", n.positive_int)],
     ("gradient_accumulation_steps",): [JobField("/training/grad_accum_steps", n.positive_int)],
@@ -62,7 +62,7 @@ TABLE: dict[Path, list[JobField]] = {
 
 # DeepSpeedExamples' bing_bert model + schedule JSON travels with its DeepSpeed configs and is
 # read by the same scripts: its model dimensions are facts; it sets no DeepSpeed option.
-BERT_TABLE: dict[Path, list[JobField]] = {
+BERT_TABLE: dict[KeyPath, list[JobField]] = {
     ("name",): [JobField("/name", n.to_str)],
     ("bert_model_config", "hidden_size"): [JobField("/model/hidden", n.positive_int)],
     ("bert_model_config", "num_hidden_layers"): [JobField("/model/layers", n.positive_int)],
@@ -119,7 +119,7 @@ def parse(file: Input) -> Document:
     trains without ZeRO)."""
     if _is_bert_schedule(file.mapping) and not set(file.mapping) & _DISTINCTIVE:
         return flat.document(file, name, "config", recognise(file), BERT_TABLE, {})
-    known: dict[Path, Collection[str]] = {(): KNOWN_KEYS, ("zero_optimization",): ZERO_KEYS}
+    known: dict[KeyPath, Collection[str]] = {(): KNOWN_KEYS, ("zero_optimization",): ZERO_KEYS}
     return flat.document(file, name, role, recognise(file), TABLE, known)
 
 

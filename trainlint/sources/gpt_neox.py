@@ -18,7 +18,7 @@ from trainlint.sources.base import Document, Fact, Input, Role, seed_default, ty
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import JobField, describe, facts_from_table
-from trainlint.sources.structured import Path, Tree
+from trainlint.sources.structured import KeyPath, Tree
 
 name = "gpt-neox"
 role: Role = "config"
@@ -47,7 +47,7 @@ def _launcher(value: Any) -> str | None:
     return _LAUNCHERS.get(text, text or None)
 
 
-TABLE: dict[Path, list[JobField]] = {
+TABLE: dict[KeyPath, list[JobField]] = {
     (): [JobField("/training/parallelism/strategy", _always("deepspeed"))],
     ("num_layers",): [JobField("/model/layers", n.positive_int)],
     ("hidden_size",): [JobField("/model/hidden", n.positive_int)],
@@ -152,9 +152,9 @@ def snake(key: str) -> str:
 def normalised(tree: Tree) -> Tree:
     """The same document with every key in snake form; the position of a path is where its
     key was written. When both spellings occur, the later one wins, as in NeoX's own merge."""
-    spans: dict[Path, tuple[int, int]] = {(): tree.span(())}
+    spans: dict[KeyPath, tuple[int, int]] = {(): tree.span(())}
 
-    def convert(value: Any, written: Path, path: Path) -> Any:
+    def convert(value: Any, written: KeyPath, path: KeyPath) -> Any:
         if isinstance(value, dict):
             result: dict[str, Any] = {}
             for key, child in value.items():
@@ -201,7 +201,7 @@ def parse(file: Input) -> Document:
 def _reporters(tree: Tree, file: str) -> list[Fact]:
     """TensorBoard when a log directory is given; W&B when enabled, or configured and not off."""
     data = tree.data if isinstance(tree.data, dict) else {}
-    found: list[tuple[str, Path]] = []
+    found: list[tuple[str, KeyPath]] = []
     if n.to_str(data.get("tensorboard_dir")):
         found.append(("tensorboard", ("tensorboard_dir",)))
     wandb_keys = [key for key in ("use_wandb", "wandb_project", "wandb_team") if key in data]

@@ -24,7 +24,7 @@ from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Flags, Format
 from trainlint.sources.base.table import JobField, describe, facts_for
 from trainlint.sources.keys.hf_trainer import KNOWN_KEYS as KNOWN_KEYS
-from trainlint.sources.structured import Path, Tree, flat
+from trainlint.sources.structured import KeyPath, Tree, flat
 
 name = "hf-trainer"
 role: Role = "config"
@@ -137,14 +137,14 @@ def recognise(file: Input) -> float:
     return min(score, 0.3) if keys & claimed_by_others(name) else score
 
 
-def table() -> dict[Path, list[JobField]]:
+def table() -> dict[KeyPath, list[JobField]]:
     return {(key,): fields for key, fields in KEYS.items()}
 
 
 def parse(file: Input) -> Document:
     doc = flat.document(file, name, role, recognise(file), table(), {(): KNOWN_KEYS})
     tree = flat.plain(file.trees[0])
-    refs: dict[Path, Role] = {(key,): ref_role for key, ref_role in REFERENCE_KEYS.items()}
+    refs: dict[KeyPath, Role] = {(key,): ref_role for key, ref_role in REFERENCE_KEYS.items()}
     doc.references = flat.references(tree, refs, file.path)
     doc.facts += fp32_facts(tree, file.path)
     doc.defaults = [*defaults(file.path), *eval_defaults(doc.facts)]

@@ -12,7 +12,7 @@ files are References, so they join the root's job; a composing config (the prima
 
 from __future__ import annotations
 
-from pathlib import Path as FsPath
+from pathlib import Path
 from typing import Any
 
 from trainlint.job import Location
@@ -20,7 +20,7 @@ from trainlint.sources import lightning
 from trainlint.sources.base import Document, Input, Reference, Role
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.typos import near_misses
-from trainlint.sources.structured import Path, Tree
+from trainlint.sources.structured import KeyPath, Tree
 from trainlint.sources.structured.hydra_defaults import (
     Composer,
     Composition,
@@ -66,7 +66,7 @@ def parse(file: Input) -> Document:
     """The file's composed view; a file of comments only (``# @package _global_``) is an
     empty config, one that is not a mapping a SourceError."""
     tree = config_tree(file.trees)
-    path = FsPath(file.path)
+    path = Path(file.path)
     root, group = placement(path, tree.data)
     package = _own_package(file.text, group)
     composition = compose(root, path, tree, file.text, group, package)
@@ -74,7 +74,7 @@ def parse(file: Input) -> Document:
     merged = resolve(composition.merged.data)
     doc.facts = lightning.read(merged, locator(composition.merged))
     doc.references = _references(composition, root, path, tree, file.path)
-    trainer_path: Path = () if package == ("trainer",) else ("trainer",)
+    trainer_path: KeyPath = () if package == ("trainer",) else ("trainer",)
     if lightning.trainer_block(merged) or package == ("trainer",):  # another program's
         doc.unknown_keys = near_misses(  # ``trainer:`` (verl's) has other keys
             tree, lightning.TRAINER_KEYS, name, file.path, trainer_path
@@ -90,8 +90,8 @@ def _role(composition: Composition, group: tuple[str, ...], text: str) -> Role:
     return "entrypoint" if composes or not group or header_package(text) == "_global_" else role
 
 
-def compose(root: Root, path: FsPath, tree: Tree, text: str, group: tuple[str, ...],
-            package: Path) -> Composition:  # fmt: skip
+def compose(root: Root, path: Path, tree: Tree, text: str, group: tuple[str, ...],
+            package: KeyPath) -> Composition:  # fmt: skip
     """Expand until the overrides are stable: an ``override /g: x`` found anywhere changes the
     choice of the regular ``g`` entry; one with no regular entry (an experiment file read on
     its own) is a plain choice. Three passes settle every tree an override can reshape."""
@@ -111,7 +111,7 @@ def compose(root: Root, path: FsPath, tree: Tree, text: str, group: tuple[str, .
     return composer.result
 
 
-def placement(path: FsPath, data: Any) -> tuple[Root, tuple[str, ...]]:
+def placement(path: Path, data: Any) -> tuple[Root, tuple[str, ...]]:
     """The config root and this file's group: a primary config when its group entries resolve
     from its own folder, else a group file one folder below the root (``trainer/gpu.yaml``)."""
     flat = "__" in path.stem
@@ -144,7 +144,7 @@ def _resolving(root: Root, data: Any, group: tuple[str, ...]) -> int:
     return count
 
 
-def _own_package(text: str, group: tuple[str, ...]) -> Path:
+def _own_package(text: str, group: tuple[str, ...]) -> KeyPath:
     header = header_package(text)
     if header in (None, "_group_"):
         return group
@@ -157,7 +157,7 @@ def _own_package(text: str, group: tuple[str, ...]) -> Path:
 def locator(merged: Layer) -> Locate:
     """Where the winning layer set a key (or its closest located ancestor)."""
 
-    def locate(path: Path) -> Location:
+    def locate(path: KeyPath) -> Location:
         while path and path not in merged.where:
             path = path[:-1]
         return merged.where.get(path) or Location(file="<unknown>", line=1, column=1)
@@ -166,7 +166,7 @@ def locator(merged: Layer) -> Locate:
 
 
 def _references(
-    composition: Composition, root: Root, path: FsPath, tree: Tree, shown: str
+    composition: Composition, root: Root, path: Path, tree: Tree, shown: str
 ) -> list[Reference]:
     """This file's own selections (after overrides): found or missing, each at its entry's
     line; missing optional entries and Hydra's own plugin groups (``hydra/...``) are skipped."""

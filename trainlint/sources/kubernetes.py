@@ -23,7 +23,7 @@ from trainlint.sources.k8s import meta, pods
 from trainlint.sources.k8s.keys import near_misses
 from trainlint.sources.k8s.meta import At
 from trainlint.sources.shell import Assignment, Word, embedded
-from trainlint.sources.structured import Path, Tree
+from trainlint.sources.structured import KeyPath, Tree
 
 name = "kubernetes"
 role: Role = "entrypoint"
@@ -38,7 +38,7 @@ JOB_KINDS: dict[str, frozenset[str]] = {
 }
 RUNTIME_KINDS = frozenset({"ClusterTrainingRuntime", "TrainingRuntime"})
 
-TABLE: dict[Path, list[JobField]] = {
+TABLE: dict[KeyPath, list[JobField]] = {
     ("kind",): [JobField("/resources/scheduler", lambda kind: "kubernetes" if kind else None)],
     ("metadata", "name"): [JobField("/name", n.to_str)],
     ("spec", "activeDeadlineSeconds"): [JobField("/resources/time_limit_s", n.positive_float)],

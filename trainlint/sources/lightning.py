@@ -20,7 +20,7 @@ from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Converter, JobField, describe, lookup
 from trainlint.sources.base.typos import near_misses
-from trainlint.sources.structured import Path
+from trainlint.sources.structured import KeyPath
 from trainlint.sources.structured.located import (
     Locate,
     class_name,
@@ -78,7 +78,7 @@ def _no_when_false(value: Any) -> str | None:
     return "no" if n.to_bool(value) is False else None
 
 
-TRAINER: dict[Path, list[JobField]] = {
+TRAINER: dict[KeyPath, list[JobField]] = {
     ("num_nodes",): [JobField("/resources/nodes", n.positive_int)],
     ("precision",): [JobField("/training/precision", n.precision)],
     ("max_steps",): [JobField("/training/max_steps", n.positive_int)],
@@ -110,7 +110,7 @@ _DATA: dict[str, list[JobField]] = {
     "pin_memory": [JobField("/data/pin_memory", n.to_bool)],
     "persistent_workers": [JobField("/data/persistent_workers", n.to_bool)],
 }
-TOP: dict[Path, list[JobField]] = {
+TOP: dict[KeyPath, list[JobField]] = {
     **{("data", key): fields for key, fields in _DATA.items()},
     **{("data", "init_args", key): fields for key, fields in _DATA.items()},
     ("model", "compile"): [JobField("/training/compile", n.to_bool)],
@@ -169,7 +169,7 @@ def override_facts(key: str, value: Any, where: Location) -> list[Fact]:
     return read(data, lambda path: where, lightning=True)
 
 
-def _prefixed(locate: Locate, prefix: Path) -> Locate:
+def _prefixed(locate: Locate, prefix: KeyPath) -> Locate:
     return lambda path: locate((*prefix, *path))
 
 
@@ -210,13 +210,13 @@ def _strategy(trainer: dict[str, Any], locate: Locate) -> list[Fact]:
     return facts
 
 
-def _checkpoint_callbacks(data: dict[str, Any]) -> list[tuple[Path, dict[str, Any]]]:
+def _checkpoint_callbacks(data: dict[str, Any]) -> list[tuple[KeyPath, dict[str, Any]]]:
     """ModelCheckpoint objects in ``trainer.callbacks`` (a list) or Hydra's ``callbacks``
     (one object, or a mapping of named ones), with the path of their keyword arguments."""
-    found: list[tuple[Path, dict[str, Any]]] = []
+    found: list[tuple[KeyPath, dict[str, Any]]] = []
     for base in (("trainer", "callbacks"), ("callbacks",)):
         _, block = lookup(data, base)
-        candidates: list[tuple[Path, Any]] = []
+        candidates: list[tuple[KeyPath, Any]] = []
         if isinstance(block, list):
             candidates = [((*base, index), item) for index, item in enumerate(block)]
         elif isinstance(block, dict):
@@ -230,7 +230,7 @@ def _checkpoint_callbacks(data: dict[str, Any]) -> list[tuple[Path, dict[str, An
     return found
 
 
-CHECKPOINT: dict[Path, list[JobField]] = {
+CHECKPOINT: dict[KeyPath, list[JobField]] = {
     ("every_n_train_steps",): [
         JobField("/checkpoint/every_steps", n.positive_int),
         JobField("/checkpoint/strategy", _when("steps", n.positive_int)),

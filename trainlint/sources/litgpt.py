@@ -16,7 +16,7 @@ from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Converter, JobField, describe
 from trainlint.sources.base.typos import near_misses
-from trainlint.sources.structured import Path
+from trainlint.sources.structured import KeyPath
 from trainlint.sources.structured.located import Locate, fact, mapping_at, table_facts, tree_locator
 
 name = "litgpt"
@@ -59,7 +59,7 @@ _OPTIMIZER = [
     for job_field in n.optimizer_fields()
 ]
 
-TABLE: dict[Path, list[JobField]] = {
+TABLE: dict[KeyPath, list[JobField]] = {
     ("checkpoint_dir",): [JobField("/model/name", _checkpoint_model)],
     ("model_name",): [JobField("/model/name", n.to_str)],
     ("model_config", "n_layer"): [JobField("/model/layers", n.positive_int)],

@@ -20,7 +20,7 @@ from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import JobField, describe
 from trainlint.sources.keys.llama_factory import KEYS, MEGATRON
-from trainlint.sources.structured import Path, flat
+from trainlint.sources.structured import KeyPath, flat
 
 name = "llama-factory"
 role: Role = "config"
@@ -57,7 +57,7 @@ def _quantization_bits(value: Any) -> int | None:
     return bits if bits in (2, 3, 4, 5, 6, 8) else None
 
 
-TABLE: dict[Path, list[JobField]] = {
+TABLE: dict[KeyPath, list[JobField]] = {
     **hf_trainer.table(),
     ("fp8",): [
         JobField("/training/precision", n.when_true("fp8")),
@@ -83,7 +83,7 @@ TABLE: dict[Path, list[JobField]] = {
     ("micro_batch_size",): [JobField("/training/micro_batch_size", n.positive_int)],
     ("dist_config", "name"): [JobField("/training/parallelism/strategy", _dist)],
 }
-REFERENCES: dict[Path, Role] = {
+REFERENCES: dict[KeyPath, Role] = {
     ("deepspeed",): "deepspeed",
     ("dist_config", "config_file"): "deepspeed",
     ("train_dataset",): "config",

@@ -17,7 +17,7 @@ from trainlint.sources.base import Document, Fact, Input, Role, seed_default, ty
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import JobField, describe, facts_from_table
-from trainlint.sources.structured import Path, Tree, interpolation
+from trainlint.sources.structured import KeyPath, Tree, interpolation
 
 name = "nemo"
 role: Role = "config"
@@ -51,7 +51,7 @@ def _no_checkpoints(value: Any) -> str | None:
 
 _CKPT = ("exp_manager", "checkpoint_callback_params")
 
-TABLE: dict[Path, list[JobField]] = {
+TABLE: dict[KeyPath, list[JobField]] = {
     ("name",): [JobField("/name", n.to_str)],
     ("trainer", "devices"): [JobField("/resources/gpus_per_node", n.positive_int)],
     ("trainer", "num_nodes"): [JobField("/resources/nodes", n.positive_int)],

@@ -18,7 +18,7 @@ from trainlint.sources.base import Document, Fact, Input, Role, seed_default, ty
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import JobField, describe, facts_from_table
-from trainlint.sources.structured import Path, Tree, interpolation
+from trainlint.sources.structured import KeyPath, Tree, interpolation
 
 name = "olmo"
 role: Role = "config"
@@ -71,7 +71,7 @@ def _always(result: Any) -> Any:
     return lambda value: result
 
 
-TABLE: dict[Path, list[JobField]] = {
+TABLE: dict[KeyPath, list[JobField]] = {
     ("run_name",): [JobField("/name", n.to_str)],
     ("seed",): [JobField("/training/seed", n.to_int)],
     ("model", "d_model"): [JobField("/model/hidden", n.positive_int)],
@@ -177,7 +177,7 @@ def parse(file: Input) -> Document:
     return doc
 
 
-def _at(tree: Tree, path: Path, file: str) -> Location:
+def _at(tree: Tree, path: KeyPath, file: str) -> Location:
     line, column = tree.span(path)
     return Location(file=file, line=line, column=column)
 

@@ -21,12 +21,12 @@ from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import JobField, describe, facts_from_table
 from trainlint.sources.shell import embedded
-from trainlint.sources.structured import Path, Tree
+from trainlint.sources.structured import KeyPath, Tree
 
 name = "skypilot"
 role: Role = "entrypoint"
 
-TABLE: dict[Path, list[JobField]] = {
+TABLE: dict[KeyPath, list[JobField]] = {
     ("name",): [JobField("/name", n.to_str)],
     ("num_nodes",): [JobField("/resources/nodes", n.positive_int)],
     ("resources", "use_spot"): [JobField("/resources/spot", n.to_bool)],
@@ -98,12 +98,12 @@ def keys() -> dict[str, list[str]]:
     }  # fmt: skip
 
 
-def _where(tree: Tree, path: Path, file: str) -> Location:
+def _where(tree: Tree, path: KeyPath, file: str) -> Location:
     line, column = tree.span(path)
     return Location(file=file, line=line, column=column)
 
 
-def _accelerators(tree: Tree) -> tuple[Path, Any] | None:
+def _accelerators(tree: Tree) -> tuple[KeyPath, Any] | None:
     """The accelerators value and its path: the task's own, else the first alternative's."""
     resources = tree.data.get("resources") if isinstance(tree.data, dict) else None
     if not isinstance(resources, dict):
@@ -156,7 +156,7 @@ def _resource_facts(tree: Tree, file: str) -> list[Fact]:
     return facts
 
 
-def _mapping(tree: Tree, path: Path) -> dict[str, Any]:
+def _mapping(tree: Tree, path: KeyPath) -> dict[str, Any]:
     node: Any = tree.data
     for part in path:
         node = node.get(part) if isinstance(node, dict) else None

@@ -21,7 +21,7 @@ from trainlint.sources.base import Document, Fact, Input, Role, seed_default, ty
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import JobField, describe, facts_from_table
-from trainlint.sources.structured import Path, Tree
+from trainlint.sources.structured import KeyPath, Tree
 from trainlint.sources.structured.toml import load_toml
 
 name = "torchtitan"
@@ -78,7 +78,7 @@ _OFFLOAD = [
     JobField("/training/parallelism/offload_optimizer", n.to_bool),
 ]
 
-TABLE: dict[Path, list[JobField]] = {
+TABLE: dict[KeyPath, list[JobField]] = {
     ("job", "description"): [JobField("/name", n.to_str)],
     ("training", "batch_size"): [JobField("/training/micro_batch_size", n.positive_int)],
     ("training", "local_batch_size"): [JobField("/training/micro_batch_size", n.positive_int)],
@@ -191,7 +191,7 @@ def parse(file: Input) -> Document:
     return doc
 
 
-def _at(tree: Tree, path: Path, file: str) -> Location:
+def _at(tree: Tree, path: KeyPath, file: str) -> Location:
     line, column = tree.span(path)
     return Location(file=file, line=line, column=column)
 

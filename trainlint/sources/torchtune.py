@@ -19,7 +19,7 @@ from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import JobField, describe, lookup
 from trainlint.sources.base.typos import near_misses
-from trainlint.sources.structured import Path
+from trainlint.sources.structured import KeyPath
 from trainlint.sources.structured.located import (
     Locate,
     class_name,
@@ -91,7 +91,7 @@ def _optimizer_fields() -> list[JobField]:
 
 
 # Keys the async GRPO recipe nests under ``training:`` mean what they mean at the top.
-_TRAINING: dict[Path, list[JobField]] = {
+_TRAINING: dict[KeyPath, list[JobField]] = {
     ("batch_size",): [JobField("/training/micro_batch_size", n.positive_int)],
     ("gradient_accumulation_steps",): [JobField("/training/grad_accum_steps", n.positive_int)],
     ("epochs",): [JobField("/training/epochs", n.positive_float)],
@@ -113,7 +113,7 @@ _TRAINING: dict[Path, list[JobField]] = {
 }
 
 # A model spelled out with a generic builder (``llama2.llama2`` plus its dimensions).
-_MODEL: dict[Path, list[JobField]] = {
+_MODEL: dict[KeyPath, list[JobField]] = {
     ("_component_",): [
         JobField("/model/name", builder),
         JobField("/model/peft/method", _peft),
@@ -129,7 +129,7 @@ _MODEL: dict[Path, list[JobField]] = {
     ("max_seq_len",): [JobField("/model/seq_len", n.positive_int)],
 }
 
-TABLE: dict[Path, list[JobField]] = {
+TABLE: dict[KeyPath, list[JobField]] = {
     ("name",): [JobField("/name", n.to_str)],
     **{
         (block, *path): fields

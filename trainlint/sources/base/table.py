@@ -12,7 +12,7 @@ from typing import Any
 
 from trainlint.job import Location
 from trainlint.sources.base import Fact
-from trainlint.sources.structured import Path, Tree
+from trainlint.sources.structured import KeyPath, Tree
 
 Converter = Callable[[Any], Any]
 
@@ -26,7 +26,7 @@ class JobField:
     convert: Converter
 
 
-Table = Mapping[Path, Iterable[JobField]]
+Table = Mapping[KeyPath, Iterable[JobField]]
 
 
 def facts_from_table(tree: Tree, table: Table, file: str) -> list[Fact]:
@@ -51,7 +51,7 @@ def facts_for(fields: Iterable[JobField], raw: Any, location: Location) -> list[
     return facts
 
 
-def lookup(data: Any, path: Path) -> tuple[bool, Any]:
+def lookup(data: Any, path: KeyPath) -> tuple[bool, Any]:
     for part in path:
         if isinstance(data, Mapping) and part in data:
             data = data[part]

@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from trainlint.job import UnknownKey
-from trainlint.sources.structured import Path, Tree
+from trainlint.sources.structured import KeyPath, Tree
 
 MAX_EDITS = 2
 MIN_LENGTH = 5  # short keys are one or two edits from too many others to judge
 
 
 def near_misses(
-    tree: Tree, known: Collection[str], fmt: str, file: str, path: Path = ()
+    tree: Tree, known: Collection[str], fmt: str, file: str, path: KeyPath = ()
 ) -> list[UnknownKey]:
     """Keys of the mapping at ``path`` that are not in ``known`` but close to one of them."""
     node = tree.data

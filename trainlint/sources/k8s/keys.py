@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from trainlint.job import UnknownKey
 from trainlint.sources.base import typos
-from trainlint.sources.structured import Path, Tree
+from trainlint.sources.structured import KeyPath, Tree
 
 
 def _keys(text: str) -> frozenset[str]:
@@ -58,7 +58,7 @@ KNOWN_KEYS: dict[str, frozenset[str]] = {
 }  # fmt: skip
 
 
-def known_keys(kind: str, tree: Tree) -> Iterator[tuple[Path, frozenset[str]]]:
+def known_keys(kind: str, tree: Tree) -> Iterator[tuple[KeyPath, frozenset[str]]]:
     """(path of a mapping, its documented keys) for every checked mapping of a document."""
     yield (), KNOWN_KEYS["document"]
     if kind in KNOWN_KEYS:

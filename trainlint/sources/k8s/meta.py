@@ -17,7 +17,7 @@ from trainlint.catalog import resolve_gpu
 from trainlint.job import Location
 from trainlint.sources.base import Fact, pointer
 from trainlint.sources.base import normalize as n
-from trainlint.sources.structured import Path, Tree
+from trainlint.sources.structured import KeyPath, Tree
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class At:
     """A place in one YAML document of the file (multi-document files have several trees)."""
 
     tree: Tree
-    path: Path
+    path: KeyPath
 
     @property
     def value(self) -> Any:
@@ -70,7 +70,7 @@ _SPOT_KNOWN = {"on-demand", "on_demand", "false", "regular", "normal"}
 
 def training_places(tree: Tree) -> Iterator[At]:
     """Every path of the document outside initializer steps and volume-claim templates."""
-    skipped: list[Path] = []
+    skipped: list[KeyPath] = []
     for path, value in tree.items():
         if any(path[: len(s)] == s for s in skipped):
             continue

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from trainlint.sources.structured import MAX_DEPTH, Path, Tree
+from trainlint.sources.structured import MAX_DEPTH, KeyPath, Tree
 
 UNKNOWN: Any = object()  # the value of a node that is not a literal
 MAX_NESTING = 32
@@ -110,13 +110,13 @@ class Positions:
 def dict_tree(node: ast.Dict, root: tuple[int, int], positions: Positions) -> Tree:
     """A structured Tree of a dict literal, each key at its own position, so the tables written
     for JSON (DeepSpeed's) read it unchanged; values that are not literals are left out."""
-    spans: dict[Path, tuple[int, int]] = {(): root}
+    spans: dict[KeyPath, tuple[int, int]] = {(): root}
     data = _tree_value(node, (), positions, spans)
     return Tree(data if isinstance(data, dict) else {}, spans)
 
 
 def _tree_value(
-    node: ast.AST, path: Path, positions: Positions, spans: dict[Path, tuple[int, int]]
+    node: ast.AST, path: KeyPath, positions: Positions, spans: dict[KeyPath, tuple[int, int]]
 ) -> Any:
     if len(path) > MAX_DEPTH:
         return UNKNOWN

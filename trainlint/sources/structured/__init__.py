@@ -27,7 +27,10 @@ import yaml
 
 from trainlint.errors import SourceError
 
-Path = tuple[str | int, ...]
+KeyPath = tuple[str | int, ...]
+"""Where a value sits in a parsed document, by its keys and list indices:
+``("zero_optimization", "stage")``; a config entry is one too: ``("waivers", 2, "reason")``.
+Not a file path (that is ``pathlib.Path``, which no module rebinds)."""
 
 MAX_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 64
@@ -63,20 +66,20 @@ class Tree:
     """A parsed document: plain data plus the (line, column) of each key path."""
 
     data: Any
-    spans: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    spans: dict[KeyPath, tuple[int, int]] = field(default_factory=dict)
 
-    def span(self, path: Path) -> tuple[int, int]:
+    def span(self, path: KeyPath) -> tuple[int, int]:
         """Position of ``path``, or of its closest located ancestor."""
         while path and path not in self.spans:
             path = path[:-1]
         return self.spans.get(path, (1, 1))
 
-    def items(self) -> Iterator[tuple[Path, Any]]:
+    def items(self) -> Iterator[tuple[KeyPath, Any]]:
         """Every (path, value) pair, depth first, mappings and lists included."""
         yield from _walk((), self.data)
 
 
-def _walk(path: Path, value: Any) -> Iterator[tuple[Path, Any]]:
+def _walk(path: KeyPath, value: Any) -> Iterator[tuple[KeyPath, Any]]:
     yield path, value
     if isinstance(value, dict):
         for key, child in value.items():
@@ -113,14 +116,14 @@ class _YamlBuilder:
     def __init__(self) -> None:
         self.constructor = yaml.constructor.SafeConstructor()
         self.scalars = _SCALAR_CONSTRUCTORS
-        self.spans: dict[Path, tuple[int, int]] = {}
+        self.spans: dict[KeyPath, tuple[int, int]] = {}
         self.budget = MAX_NODES
 
     def build(self, node: yaml.Node) -> Tree:
         self.spans[()] = (node.start_mark.line + 1, node.start_mark.column + 1)
         return Tree(self.value(node, ()), self.spans)
 
-    def value(self, node: yaml.Node, path: Path) -> Any:
+    def value(self, node: yaml.Node, path: KeyPath) -> Any:
         self.budget -= 1
         if self.budget < 0:
             raise SourceError("YAML document has too many nodes (alias expansion?)")
@@ -147,7 +150,7 @@ class _YamlBuilder:
             line, column = node.start_mark.line + 1, node.start_mark.column + 1
             raise SourceError(f"invalid YAML value: {_problem(exc)}", line, column) from None
 
-    def mapping(self, node: yaml.MappingNode, path: Path) -> dict[str, Any]:
+    def mapping(self, node: yaml.MappingNode, path: KeyPath) -> dict[str, Any]:
         try:
             self.constructor.flatten_mapping(node)
         except yaml.YAMLError as exc:
@@ -161,7 +164,7 @@ class _YamlBuilder:
             result[str(key)] = self.value(value_node, child)
         return result
 
-    def sequence(self, node: yaml.SequenceNode, path: Path) -> list[Any]:
+    def sequence(self, node: yaml.SequenceNode, path: KeyPath) -> list[Any]:
         items = []
         for index, item in enumerate(node.value):
             child = (*path, index)
@@ -202,14 +205,14 @@ def load_json(text: str) -> Tree:
         raise SourceError(f"nesting deeper than {MAX_DEPTH} levels") from None
     source = text.encode()
     root = _json_parser().parse(source).root_node
-    spans: dict[Path, tuple[int, int]] = {(): (1, 1)}
+    spans: dict[KeyPath, tuple[int, int]] = {(): (1, 1)}
     for value in root.named_children:
         _json_spans(value, (), source, spans)
     return Tree(data, spans)
 
 
 def _json_spans(
-    node: tree_sitter.Node, path: Path, source: bytes, spans: dict[Path, tuple[int, int]]
+    node: tree_sitter.Node, path: KeyPath, source: bytes, spans: dict[KeyPath, tuple[int, int]]
 ) -> None:
     if len(path) > MAX_DEPTH:
         raise SourceError(f"nesting deeper than {MAX_DEPTH} levels", *point(node, source))

@@ -15,7 +15,7 @@ from trainlint.job import Location
 from trainlint.sources.base import Document, Input, Reference, Role, typos
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.table import Table, facts_from_table, lookup
-from trainlint.sources.structured import Path, Tree
+from trainlint.sources.structured import KeyPath, Tree
 
 
 def plain(tree: Tree) -> Tree:
@@ -31,12 +31,12 @@ def _blank(value: Any) -> Any:
     return None if n.is_interpolation(value) else value
 
 
-def location(tree: Tree, path: Path, file: str) -> Location:
+def location(tree: Tree, path: KeyPath, file: str) -> Location:
     line, column = tree.span(path)
     return Location(file=file, line=line, column=column)
 
 
-def references(tree: Tree, keys: Mapping[Path, Role], file: str) -> list[Reference]:
+def references(tree: Tree, keys: Mapping[KeyPath, Role], file: str) -> list[Reference]:
     """A Reference for each key of ``keys`` whose value is a non-empty path string."""
     found = []
     for path, ref_role in keys.items():
@@ -52,7 +52,7 @@ def document(
     role: Role,
     confidence: float,
     table: Table,
-    known: Mapping[Path, Collection[str]],
+    known: Mapping[KeyPath, Collection[str]],
 ) -> Document:
     """The facts of ``table`` and the near-miss keys of each mapping in ``known`` (path → keys)."""
     tree = plain(file.trees[0])

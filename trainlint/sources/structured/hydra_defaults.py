@@ -16,12 +16,12 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path as FsPath
+from pathlib import Path
 from typing import Any
 
 from trainlint.discover import checked_roots, inside, open_regular
 from trainlint.errors import SourceError
-from trainlint.sources.structured import MAX_BYTES, Path, Tree, load_yaml
+from trainlint.sources.structured import MAX_BYTES, KeyPath, Tree, load_yaml
 from trainlint.sources.structured.omegaconf import Layer, layer, merge
 
 MAX_FILES = 128
@@ -33,11 +33,11 @@ _HEADER = re.compile(r"#\s*@package\s+(\S+)")
 class Root:
     """Where group paths start: a folder, plus the ``a__b__`` prefix of flattened names."""
 
-    folder: FsPath
+    folder: Path
     prefix: tuple[str, ...]
     flat: bool
 
-    def find(self, group: tuple[str, ...], option: str) -> FsPath | None:
+    def find(self, group: tuple[str, ...], option: str) -> Path | None:
         parts = [*self.prefix, *group, option]
         names = ["__".join(parts)] if self.flat else [os.path.join(*parts)]
         for name in names:
@@ -47,14 +47,14 @@ class Root:
                     return candidate
         return None
 
-    def written(self, group: tuple[str, ...], option: str, referrer: FsPath) -> str:
+    def written(self, group: tuple[str, ...], option: str, referrer: Path) -> str:
         """The path of a group file relative to the referrer's folder (for a Reference)."""
         target = self.find(group, option)
         if target is None:
             parts = [*self.prefix, *group, option]
             name = "__".join(parts) if self.flat else os.path.join(*parts)
             target = self.folder / (name + ".yaml")
-        return FsPath(os.path.relpath(target, referrer.parent)).as_posix()
+        return Path(os.path.relpath(target, referrer.parent)).as_posix()
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,7 @@ class Composition:
     """The merged layer and, per file expanded, the entries it selected (found or not)."""
 
     merged: Layer = field(default_factory=Layer)
-    selected: list[tuple[Entry, str, FsPath | None]] = field(default_factory=list)
+    selected: list[tuple[Entry, str, Path | None]] = field(default_factory=list)
     overrides_found: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
     regular: set[tuple[str, ...]] = field(default_factory=set)
     files: int = 0
@@ -148,8 +148,8 @@ class Composer:
         # real path of each path as given, and a relative one means another folder elsewhere.
         self.roots = checked_roots([root.folder.absolute()])
 
-    def expand(self, path: FsPath, tree: Tree, text: str, group: tuple[str, ...],
-               package: Path, stack: tuple[FsPath, ...]) -> None:  # fmt: skip
+    def expand(self, path: Path, tree: Tree, text: str, group: tuple[str, ...],
+               package: KeyPath, stack: tuple[Path, ...]) -> None:  # fmt: skip
         own = layer(tree, path.as_posix(), package, frozenset({"defaults"}))
         placed = False
         for entry in entries(tree.data, group):
@@ -160,7 +160,7 @@ class Composer:
         if not placed:
             self.result.merged = merge(self.result.merged, own)
 
-    def _entry(self, entry: Entry, path: FsPath, package: Path, stack: tuple[FsPath, ...]) -> None:
+    def _entry(self, entry: Entry, path: Path, package: KeyPath, stack: tuple[Path, ...]) -> None:
         assert entry.group is not None
         top = len(stack) == 1
         if entry.override and entry.group not in self.promoted:
@@ -183,7 +183,7 @@ class Composer:
                             (*stack, target.resolve()))  # fmt: skip
 
 
-def _package(entry: Entry, header: str | None, parent: Path) -> Path:
+def _package(entry: Entry, header: str | None, parent: KeyPath) -> KeyPath:
     """Entry ``@pkg`` (relative to the parent's package) > file header > the group path."""
     assert entry.group is not None
     if entry.package:
@@ -193,7 +193,7 @@ def _package(entry: Entry, header: str | None, parent: Path) -> Path:
     return entry.group
 
 
-def _dotted(package: str, parent: Path, group: tuple[str, ...]) -> Path:
+def _dotted(package: str, parent: KeyPath, group: tuple[str, ...]) -> KeyPath:
     parts = [p for p in package.split(".") if p]
     if parts[:1] == ["_global_"]:
         return tuple(parts[1:])
@@ -217,11 +217,11 @@ def config_tree(trees: list[Tree]) -> Tree:
     return trees[0]
 
 
-def load(path: FsPath, roots: tuple[FsPath, ...]) -> tuple[Tree, str] | None:
+def load(path: Path, roots: tuple[Path, ...]) -> tuple[Tree, str] | None:
     """A group file's config and text; None when it leads out of ``roots`` (the repository:
     a group file linked to the runner's files is never read), is unreadable or is invalid
     (that file's own reading reports the error)."""
-    real = FsPath(os.path.realpath(path))
+    real = Path(os.path.realpath(path))
     if not any(inside(real, root) for root in roots):
         return None
     try:

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from trainlint.sources.base import normalize as n
-from trainlint.sources.structured import Path, Tree
+from trainlint.sources.structured import KeyPath, Tree
 
 _REFERENCE = re.compile(r"\$\{(?P<dots>\.*)(?P<path>[A-Za-z_][\w-]*(?:\.[\w-]+)*)\}")
 MAX_HOPS = 8
@@ -25,7 +25,7 @@ def resolved(tree: Tree) -> Tree:
     return Tree(_resolve_node(tree.data, (), tree.data), tree.spans)
 
 
-def _resolve_node(value: Any, path: Path, root: Any) -> Any:
+def _resolve_node(value: Any, path: KeyPath, root: Any) -> Any:
     if isinstance(value, dict):
         return {key: _resolve_node(child, (*path, key), root) for key, child in value.items()}
     if isinstance(value, list):
@@ -33,7 +33,7 @@ def _resolve_node(value: Any, path: Path, root: Any) -> Any:
     return resolve_value(value, path, root)
 
 
-def resolve_value(value: Any, path: Path, root: Any, hops: int = 0) -> Any:
+def resolve_value(value: Any, path: KeyPath, root: Any, hops: int = 0) -> Any:
     """The value a scalar at ``path`` stands for; None when it is an unresolvable ``${}``."""
     if value == MISSING:
         return None
@@ -51,10 +51,10 @@ def resolve_value(value: Any, path: Path, root: Any, hops: int = 0) -> Any:
     return resolve_value(raw, target, root, hops + 1)
 
 
-def _target(match: re.Match[str], path: Path) -> Path | None:
+def _target(match: re.Match[str], path: KeyPath) -> KeyPath | None:
     """The absolute key path a reference names: one dot is the holding mapping, each more
     dot one level up."""
-    parts: Path = tuple(match["path"].split("."))
+    parts: KeyPath = tuple(match["path"].split("."))
     dots = len(match["dots"])
     if dots == 0:
         return parts
@@ -64,7 +64,7 @@ def _target(match: re.Match[str], path: Path) -> Path | None:
     return (*base[: len(base) - (dots - 1)], *parts)
 
 
-def _lookup(data: Any, path: Path) -> tuple[bool, Any]:
+def _lookup(data: Any, path: KeyPath) -> tuple[bool, Any]:
     for part in path:
         if isinstance(data, dict) and part in data:
             data = data[part]

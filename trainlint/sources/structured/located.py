@@ -16,9 +16,9 @@ from trainlint.job import Location
 from trainlint.sources.base import Fact
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.table import JobField, lookup
-from trainlint.sources.structured import Path, Tree
+from trainlint.sources.structured import KeyPath, Tree
 
-Locate = Callable[[Path], Location]
+Locate = Callable[[KeyPath], Location]
 
 
 @dataclass(frozen=True)
@@ -39,14 +39,16 @@ def is_unknown(value: Any) -> bool:
 def tree_locator(tree: Tree, file: str) -> Locate:
     """Locations inside one parsed file (the key's own line, else its closest ancestor's)."""
 
-    def locate(path: Path) -> Location:
+    def locate(path: KeyPath) -> Location:
         line, column = tree.span(path)
         return Location(file=file, line=line, column=column)
 
     return locate
 
 
-def table_facts(data: Any, table: Mapping[Path, Iterable[JobField]], locate: Locate) -> list[Fact]:
+def table_facts(
+    data: Any, table: Mapping[KeyPath, Iterable[JobField]], locate: Locate
+) -> list[Fact]:
     """Facts for every key of ``table`` present in ``data`` with a known, converted value."""
     facts: list[Fact] = []
     for path, fields in table.items():
@@ -75,7 +77,7 @@ def class_name(value: Any) -> str:
     return value.strip().rsplit(".", 1)[-1]
 
 
-def mapping_at(data: Any, path: Path) -> dict[str, Any]:
+def mapping_at(data: Any, path: KeyPath) -> dict[str, Any]:
     """The mapping at ``path`` or {} (so callers need no isinstance chains)."""
     found, value = lookup(data, path)
     return value if found and isinstance(value, dict) else {}

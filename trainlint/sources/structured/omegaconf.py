@@ -17,7 +17,7 @@ from typing import Any
 from trainlint.job import Location
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.table import lookup
-from trainlint.sources.structured import Path, Tree
+from trainlint.sources.structured import KeyPath, Tree
 from trainlint.sources.structured.located import Unknown
 
 MAX_TEXT = 10_000  # a template longer than this is unknown rather than built
@@ -30,10 +30,10 @@ class Layer:
     """One config's contribution (or a merge of several): data and each key path's location."""
 
     data: dict[str, Any] = field(default_factory=dict)
-    where: dict[Path, Location] = field(default_factory=dict)
+    where: dict[KeyPath, Location] = field(default_factory=dict)
 
 
-def layer(tree: Tree, file: str, package: Path, drop: frozenset[str] = frozenset()) -> Layer:
+def layer(tree: Tree, file: str, package: KeyPath, drop: frozenset[str] = frozenset()) -> Layer:
     """A file's mapping placed at ``package`` (``trainer`` for trainer/gpu.yaml), minus ``drop``."""
     own = tree.data if isinstance(tree.data, dict) else {}
     data: dict[str, Any] = {k: v for k, v in own.items() if k not in drop}
@@ -56,7 +56,7 @@ def merge(base: Layer, top: Layer) -> Layer:
     return result
 
 
-def _merge_into(result: Layer, top: Layer, prefix: Path) -> None:
+def _merge_into(result: Layer, top: Layer, prefix: KeyPath) -> None:
     _, target = lookup(result.data, prefix)
     source = lookup(top.data, prefix)[1]
     assert isinstance(target, dict) and isinstance(source, dict)
@@ -84,10 +84,10 @@ def resolve(data: Any) -> Any:
 class _Resolver:
     def __init__(self, root: Any) -> None:
         self.root = root
-        self.memo: dict[Path, Any] = {}
-        self.active: list[Path] = []
+        self.memo: dict[KeyPath, Any] = {}
+        self.active: list[KeyPath] = []
 
-    def node(self, value: Any, path: Path) -> Any:
+    def node(self, value: Any, path: KeyPath) -> Any:
         if isinstance(value, dict):
             return {key: self.at((*path, key), child) for key, child in value.items()}
         if isinstance(value, list):
@@ -96,7 +96,7 @@ class _Resolver:
             return self.text(value, path)
         return value
 
-    def at(self, path: Path, value: Any) -> Any:
+    def at(self, path: KeyPath, value: Any) -> Any:
         """The resolved value at ``path``, computed once; a path met again while it is being
         resolved is a cycle, hence unknown."""
         if path in self.memo:
@@ -110,7 +110,7 @@ class _Resolver:
             self.active.pop()
         return self.memo[path]
 
-    def text(self, text: str, path: Path) -> Any:
+    def text(self, text: str, path: KeyPath) -> Any:
         pieces = split_template(text)
         if pieces is None:
             return Unknown(text)
@@ -126,7 +126,7 @@ class _Resolver:
                 return Unknown(text)
         return "".join(out)
 
-    def reference(self, inner: str, path: Path) -> Any:
+    def reference(self, inner: str, path: KeyPath) -> Any:
         """``a.b`` from the root, ``.b`` from the mapping holding the key, ``..b`` one up."""
         match = _KEY_PATH.fullmatch(inner.strip())
         if match is None or not match.group("path"):

@@ -19,14 +19,14 @@ import tree_sitter
 import tree_sitter_toml
 
 from trainlint.errors import SourceError
-from trainlint.sources.structured import MAX_DEPTH, Path, Tree, check_size, point
+from trainlint.sources.structured import MAX_DEPTH, KeyPath, Tree, check_size, point
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-Spans = dict[Path, tuple[int, int]]
+Spans = dict[KeyPath, tuple[int, int]]
 _KEYS = frozenset({"bare_key", "quoted_key", "dotted_key"})
 
 
@@ -67,7 +67,7 @@ class _SpanBuilder:
     def __init__(self, source: bytes) -> None:
         self.source = source
         self.spans: Spans = {(): (1, 1)}
-        self.arrays: dict[Path, int] = {}  # [[x]] tables seen so far → how many elements
+        self.arrays: dict[KeyPath, int] = {}  # [[x]] tables seen so far → how many elements
 
     def document(self, root: tree_sitter.Node) -> None:
         for node in root.named_children:
@@ -82,7 +82,7 @@ class _SpanBuilder:
             return
         parts = self.key_parts(header)
         element = node.type == "table_array_element"
-        path: Path = ()
+        path: KeyPath = ()
         for index, (name_, part) in enumerate(parts):
             path = (*path, name_)
             self.spans.setdefault(path, point(part, self.source))
@@ -98,7 +98,7 @@ class _SpanBuilder:
             if child.type == "pair":
                 self.pair(child, path)
 
-    def pair(self, node: tree_sitter.Node, base: Path) -> None:
+    def pair(self, node: tree_sitter.Node, base: KeyPath) -> None:
         children = [c for c in node.named_children if c.type != "comment"]
         if len(children) < 2:
             return
@@ -108,7 +108,7 @@ class _SpanBuilder:
             self.spans.setdefault(path, point(part, self.source))
         self.value(children[1], path)
 
-    def value(self, node: tree_sitter.Node, path: Path) -> None:
+    def value(self, node: tree_sitter.Node, path: KeyPath) -> None:
         if len(path) > MAX_DEPTH:
             raise SourceError(f"nesting deeper than {MAX_DEPTH} levels", *point(node, self.source))
         if node.type == "inline_table":
