@@ -54,7 +54,8 @@ class RuleMeta:
 
     id: str
     slug: str
-    title: str
+    """METADATA's ``title``: OPA's field for a rule's name, and here its slug (the package's
+    last part), so findings, SARIF and the docs show one name."""
     severity: Severity
     category: str
     description: str
@@ -284,7 +285,6 @@ def _validate(metadata: dict[str, Any], package: str) -> RuleMeta:
     return RuleMeta(
         id=rule_id,
         slug=slug,
-        title=slug,
         severity=severity,
         category=_text(custom, "category", "custom.category"),
         description=_text(metadata, "description"),
