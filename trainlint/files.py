@@ -17,7 +17,7 @@ from trainlint.discover import Candidates, resolved
 from trainlint.job import Job
 from trainlint.read import Workspace, display
 from trainlint.results import FileOutcome
-from trainlint.sources.base import Document, Skipped, Workload
+from trainlint.sources.base import Document, Skipped, UnsupportedWorkload
 
 
 def outcomes(paths: Sequence[Path], space: Workspace, jobs: Sequence[Job]) -> list[FileOutcome]:
@@ -79,7 +79,7 @@ def _in_jobs(doc: Document | Skipped, jobs: list[str]) -> FileOutcome:
 
 
 def _unread(
-    path: str, reason: str, workload: Workload | None, fmt: str | None = None
+    path: str, reason: str, workload: UnsupportedWorkload | None, fmt: str | None = None
 ) -> FileOutcome:
     if workload is None:
         return FileOutcome(path=path, outcome="skipped", reason=reason, format=fmt)

@@ -83,7 +83,7 @@ def read_document(file: Input, forced: str | None = None) -> Document | Skipped:
     config assigns a format, or one whose text shows training keys. Any other file that is not
     valid in its syntax — another tool's YAML, a template, JSON with comments — is skipped, its
     error kept for a job that references it. A file that looks like a GPU workload of another
-    tool is skipped with the ``Workload`` TL907 reports.
+    tool is skipped with the ``UnsupportedWorkload`` TL907 reports.
     """
     own = workloads.own_output(file)
     if own is not None:

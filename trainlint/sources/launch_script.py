@@ -29,7 +29,7 @@ from trainlint.sources.base import (
     Override,
     Reference,
     Role,
-    Workload,
+    UnsupportedWorkload,
     purpose,
 )
 from trainlint.sources.base.format import Flags, Format
@@ -179,7 +179,7 @@ _GPU_OR_LAUNCH = re.compile(
 )
 
 
-def _unread_launch(file: Input) -> Workload | None:
+def _unread_launch(file: Input) -> UnsupportedWorkload | None:
     """A script whose training launch trainlint cannot read (built in a variable, submitted
     through a heredoc) but whose text shows GPUs or a distributed launch."""
     match = _GPU_OR_LAUNCH.search(file.text)
@@ -193,7 +193,7 @@ def _unread_launch(file: Input) -> Workload | None:
         "a launch script whose training launch trainlint cannot read (a heredoc, a command "
         "built in a variable)"
     )
-    return Workload(kind, where, match.group(0).strip())
+    return UnsupportedWorkload(kind, where, match.group(0).strip())
 
 
 def script_launch(

@@ -105,8 +105,9 @@ class Override:
 
 
 @dataclass(frozen=True)
-class Workload:
-    """A GPU training workload trainlint does not understand: what it looks like, and where."""
+class UnsupportedWorkload:
+    """A GPU training workload trainlint does not understand (TL907, unsupported-workload):
+    what it looks like, and where. Not ``probe.result.Workload``, what a probe ran."""
 
     kind: str
     location: Location
@@ -126,7 +127,7 @@ class Skipped:
 
     path: str
     reason: str
-    workload: Workload | None = None
+    workload: UnsupportedWorkload | None = None
     error: ParseError | None = None
     trainlint_lines: tuple[Line, ...] = ()
     """The lines that mention ``trainlint:`` (``keep_trainlint_lines``)."""
@@ -150,7 +151,7 @@ class Document:
     launches_training: bool = False
     """The format found a launch that certainly trains (a distributed launcher, an entry named
     for training, a training program of another tool): the file roots a job."""
-    workload: Workload | None = None
+    workload: UnsupportedWorkload | None = None
     """A GPU workload in the file that the format could not read (a launch built in a
     variable): reported as not understood (TL907) when the file roots no job."""
     trainlint_lines: tuple[Line, ...] = ()

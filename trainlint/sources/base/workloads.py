@@ -1,9 +1,9 @@
 """What a file no format reads is: a GPU workload of another tool, a template, data, or ours.
 
 Every candidate file gets an honest outcome (issue 14): part of a job, or skipped with a reason,
-or — when it looks like a GPU training workload that trainlint does not read — a ``Workload``
-that TL907 (unsupported-workload) reports at the line that made it look like one. Nothing here
-judges a file trainlint reads; the formats do that.
+or — when it looks like a GPU training workload that trainlint does not read — an
+``UnsupportedWorkload`` that TL907 (unsupported-workload) reports at the line that made it look
+like one. Nothing here judges a file trainlint reads; the formats do that.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 from trainlint.errors import SourceError
 from trainlint.job import Location
-from trainlint.sources.base import Input, Skipped, Workload
+from trainlint.sources.base import Input, Skipped, UnsupportedWorkload
 from trainlint.sources.base.purpose import purpose
 from trainlint.sources.structured import Tree
 
@@ -106,7 +106,9 @@ def skipped_template(file: Input, kind: str) -> Skipped:
         return Skipped(file.path, reason)
     line, evidence = gpu
     where = Location(file=file.path, line=line, column=_column(file.text, line))
-    return Skipped(file.path, reason, Workload(f"{kind} requesting GPUs", where, evidence))
+    return Skipped(
+        file.path, reason, UnsupportedWorkload(f"{kind} requesting GPUs", where, evidence)
+    )
 
 
 _KIND_LINE = re.compile(r"^kind:\s*[\"']?(\w+)", re.MULTILINE)
@@ -310,7 +312,7 @@ def _foreign_config(file: Input) -> Skipped | None:
             where = _span(file, trees[0], signature.at)
             evidence = ".".join(signature.at)
             reason = f"{signature.kind}: a format trainlint does not read yet"
-            return Skipped(file.path, reason, Workload(signature.kind, where, evidence))
+            return Skipped(file.path, reason, UnsupportedWorkload(signature.kind, where, evidence))
     return None
 
 
@@ -329,7 +331,7 @@ def _hyperpyyaml(file: Input) -> Skipped | None:
     kind = "SpeechBrain HyperPyYAML hparams"
     where = Location(file=file.path, line=line, column=1)
     reason = f"{kind}: a format trainlint does not read yet"
-    return Skipped(file.path, reason, Workload(kind, where, epochs.group(1)))
+    return Skipped(file.path, reason, UnsupportedWorkload(kind, where, epochs.group(1)))
 
 
 _MMENGINE = re.compile(
@@ -348,7 +350,9 @@ def _mmengine(file: Input) -> Skipped | None:
     kind = "OpenMMLab (MMEngine) config"
     where = Location(file=file.path, line=line, column=1)
     reason = f"{kind}: a format trainlint does not read yet"
-    return Skipped(file.path, reason, Workload(kind, where, match.group(0).split("=")[0].strip()))
+    return Skipped(
+        file.path, reason, UnsupportedWorkload(kind, where, match.group(0).split("=")[0].strip())
+    )
 
 
 # Key names for how long a run trains and for its batch, in any tool's config (at any depth).
@@ -364,7 +368,7 @@ _BATCH = frozenset({
 })  # fmt: skip
 
 
-def training_config(file: Input) -> Workload | None:
+def training_config(file: Input) -> UnsupportedWorkload | None:
     """A config of some training program that no format maps: it states how long the run
     trains and its batch, under keys trainlint reads for no format (``trainer_config:
     {max_epochs, batch_size}`` of a Hydra app)."""
@@ -379,7 +383,7 @@ def training_config(file: Input) -> Workload | None:
         if length and batch:
             kind = "training config of a program trainlint does not read"
             evidence = ".".join(map(str, length))
-            return Workload(kind, _span(file, trees[0], length), evidence)
+            return UnsupportedWorkload(kind, _span(file, trees[0], length), evidence)
     return None
 
 
@@ -390,7 +394,7 @@ def _unmapped_config(file: Input) -> Skipped | None:
     return Skipped(file.path, f"{workload.kind}", workload)
 
 
-def gpu_request(file: Input, kind: str = "GPU resource request") -> Workload | None:
+def gpu_request(file: Input, kind: str = "GPU resource request") -> UnsupportedWorkload | None:
     """A structured file that requests GPUs from a device plugin: a key ``nvidia.com/gpu``
     (not the same words inside a string, such as a test case's embedded manifest)."""
     trees = _trees(file)
@@ -398,7 +402,7 @@ def gpu_request(file: Input, kind: str = "GPU resource request") -> Workload | N
         for path, value in tree.items():
             if path and _GPU_KEY.fullmatch(str(path[-1])) and value not in (0, "0", None):
                 evidence = f"{path[-1]}: {value}"
-                return Workload(kind, _span(file, tree, path), evidence)
+                return UnsupportedWorkload(kind, _span(file, tree, path), evidence)
     return None
 
 
