@@ -9,7 +9,7 @@ picks the target, the rest is the input:
 - 3-4: a pack of that ``.manifest`` and ``data.json`` (split at the first NUL byte), read with
   ``pack_from_files`` and layered over the builtin pack (PolicyError);
 - 5: a bash script read with ``parse_script`` (SourceError), whose words and values must stay
-  within ``shell.words.Budget``.
+  within ``shell.words.ExpansionBudget``.
 
 Any other exception escaping is a crash that libFuzzer reports with the input; so is a broken
 bound (an AssertionError). tests/fuzz/test_atheris.py runs a short budget of it in CI when
@@ -31,7 +31,7 @@ with atheris.instrument_imports():
     from trainlint.packs import load_builtin_pack, pack_from_files
     from trainlint.packs.layering import layer
     from trainlint.sources.shell import parse_script
-    from trainlint.sources.shell.words import Budget
+    from trainlint.sources.shell.words import ExpansionBudget
 
 CONFIG_NAMES = [".trainlint.yaml", ".trainlint.toml", "pyproject.toml"]
 FOLDER = Path(tempfile.mkdtemp(prefix="trainlint-atheris-inputs-"))
@@ -61,7 +61,7 @@ def _shell(data: bytes) -> None:
         return
     words = sum(len(w.text or "") for c in script.commands for w in c.words)
     values = sum(len(a.value or "") for a in script.assignments)
-    assert words + values <= 2 * len(text) + Budget.for_text(text).left
+    assert words + values <= 2 * len(text) + ExpansionBudget.for_text(text).left
 
 
 def one_input(data: bytes) -> None:

@@ -4,8 +4,8 @@ SourceError escapes ``parse_script``, and what expansion hands out stays within 
 Each script seeds a value, then chains assignments that reuse earlier variables
 (``B=$A$A…``, ``${A:-$B}``, ``A+=$A``, arrays spread with ``"${A[@]}"``, ``export A``,
 assignments in branches) and commands that expand them (``echo $A $A``, ``bash -c "$A"``).
-The bound is the documented one (``shell.words.Budget``): the words and values handed out
-hold at most the script's own text twice over plus the budget; nothing is measured in time.
+The bound is the documented one (``shell.words.ExpansionBudget``): the words and values handed
+out hold at most the script's own text twice over plus the budget; nothing is measured in time.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from trainlint.errors import SourceError
 from trainlint.sources import read_document
 from trainlint.sources.base import Document, Input, Skipped
 from trainlint.sources.shell import Script, parse_inline, parse_script
-from trainlint.sources.shell.words import Budget
+from trainlint.sources.shell.words import ExpansionBudget
 
 NAMES = ["A", "B", "C", "D"]
 
@@ -67,7 +67,7 @@ def _handed_out(script: Script) -> int:
 def _bound(text: str) -> int:
     """Words and values come from their own text (once for words, once for values) or from
     growth the budget paid for."""
-    return 2 * len(text) + Budget.for_text(text).left
+    return 2 * len(text) + ExpansionBudget.for_text(text).left
 
 
 @settings(FUZZ, max_examples=80)

@@ -24,7 +24,7 @@ from trainlint.sources.shell.walk import Assignment, Command, Walker, descendant
 from trainlint.sources.shell.words import (
     BUDGET_BASE,
     INLINE_BUDGET_BASE,
-    Budget,
+    ExpansionBudget,
     Value,
     Variables,
     Word,
@@ -78,11 +78,11 @@ def parse_script(
     """Read a bash script; ``environ``/``prefixes`` name variables set outside it.
 
     Expansion may outgrow the text by ``budget_base`` plus ``PER_CHARACTER`` characters per
-    character of it (``shell.words.Budget``); past that, values are unknown.
+    character of it (``shell.words.ExpansionBudget``); past that, values are unknown.
     """
     check_size(text)
     root = _parser().parse(_ascii(text)).root_node
-    budget = Budget.for_text(text, budget_base)
+    budget = ExpansionBudget.for_text(text, budget_base)
     walker = Walker(text, Variables({}, environ or {}, prefixes), budget)
     walker.block(root, conditional=False, depth=0)
     script = Script(walker.commands, walker.assignments, list(_comments(root, text)))

@@ -16,8 +16,8 @@ import tree_sitter
 from trainlint.errors import SourceError
 from trainlint.sources.shell.words import (
     MAX_ITEMS,
-    Budget,
     Expander,
+    ExpansionBudget,
     Value,
     Variables,
     Word,
@@ -74,10 +74,12 @@ _VARIABLE_READERS = {"read", "mapfile", "readarray", "getopts", "let", "printf"}
 
 
 class Walker:
-    def __init__(self, text: str, variables: Variables, budget: Budget | None = None) -> None:
+    def __init__(
+        self, text: str, variables: Variables, budget: ExpansionBudget | None = None
+    ) -> None:
         self.text = text
         self.vars = variables
-        self.budget = budget if budget is not None else Budget.for_text(text)
+        self.budget = budget if budget is not None else ExpansionBudget.for_text(text)
         self.exported: set[str] = set()
         self.commands: list[Command] = []
         self.assignments: list[Assignment] = []
@@ -304,7 +306,7 @@ def _text(value: Value) -> str | None:
     return None if isinstance(value, tuple) else value
 
 
-def _append(old: Value, new: Value, budget: Budget) -> Value:
+def _append(old: Value, new: Value, budget: ExpansionBudget) -> Value:
     """``X+=value`` / ``A+=(items)``, sized before the copy (``A+=("${A[@]}")`` doubles)."""
     if isinstance(new, tuple):
         if isinstance(old, tuple):

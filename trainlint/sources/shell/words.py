@@ -6,9 +6,9 @@ unset variable, ``$(...)``, ``$@``) resolves to ``None``: unknown, never guessed
 Expansion is bounded before it allocates. Every string it builds is sized from its parts
 first: past ``MAX_VALUE`` it is unknown and never joined; arrays past ``MAX_ITEMS`` are unknown
 before they are copied. And one script's expansion as a whole may outgrow its own text by no
-more than a ``Budget``: each string built and each word or value handed out pays for what it
-adds to the text it comes from (a shared reference too: every reader after this one processes
-it). ``B=$A$A…`` chains, ``echo $A $A …`` splits and self-doubling arrays end as unknown
+more than an ``ExpansionBudget``: each string built and each word or value handed out pays for
+what it adds to the text it comes from (a shared reference too: every reader after this one
+processes it). ``B=$A$A…`` chains, ``echo $A $A …`` splits and self-doubling arrays end as unknown
 values, not gigabytes; literal text costs nothing.
 """
 
@@ -35,13 +35,14 @@ WORD_COST = 16
 
 
 @dataclass
-class Budget:
-    """Characters one script's expansion may still add to its text; 0 once overdrawn."""
+class ExpansionBudget:
+    """Characters one script's expansion may still add to its text; 0 once overdrawn. (Not
+    ``job.Budget``, a job's spending limits.)"""
 
     left: int
 
     @classmethod
-    def for_text(cls, text: str, base: int = BUDGET_BASE) -> Budget:
+    def for_text(cls, text: str, base: int = BUDGET_BASE) -> ExpansionBudget:
         return cls(base + PER_CHARACTER * len(text))
 
     def take(self, cost: int) -> bool:
@@ -192,10 +193,12 @@ class Expander:
     script's (shared by every expander of one walk); the default is the text's own.
     """
 
-    def __init__(self, text: str, variables: Variables, budget: Budget | None = None) -> None:
+    def __init__(
+        self, text: str, variables: Variables, budget: ExpansionBudget | None = None
+    ) -> None:
         self.text = text
         self.vars = variables
-        self.budget = budget if budget is not None else Budget.for_text(text)
+        self.budget = budget if budget is not None else ExpansionBudget.for_text(text)
 
     def raw(self, node: tree_sitter.Node) -> str:
         return self.text[node.start_byte : node.end_byte]
