@@ -33,14 +33,15 @@ from trainlint.sources.shell.words import (
 from trainlint.sources.structured import check_size
 
 __all__ = [
-    "Assignment", "Command", "Comment", "Script", "Value", "Variables", "Word",
+    "Assignment", "Command", "Script", "ScriptComment", "Value", "Variables", "Word",
     "parse_inline", "parse_script",
 ]  # fmt: skip
 
 
 @dataclass(frozen=True)
-class Comment:
-    """A comment; ``top_level`` when it is a statement of the script itself (``#SBATCH``)."""
+class ScriptComment:
+    """A ``#`` comment of the script; ``top_level`` when it is a statement of the script itself
+    (``#SBATCH``). (Not ``comment.sticky.Comment``, a pull request's comment.)"""
 
     text: str
     line: int
@@ -54,7 +55,7 @@ class Script:
 
     commands: list[Command] = field(default_factory=list)
     assignments: list[Assignment] = field(default_factory=list)
-    comments: list[Comment] = field(default_factory=list)
+    comments: list[ScriptComment] = field(default_factory=list)
     variables: dict[str, Value] = field(default_factory=dict)
     error: tuple[int, int] | None = None  # first syntax error (line, column), if any
     written: list[str] = field(default_factory=list)  # files it writes (``> x.json``)
@@ -137,13 +138,13 @@ def _ascii(text: str) -> bytes:
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
-def _comments(root: tree_sitter.Node, text: str) -> Iterator[Comment]:
+def _comments(root: tree_sitter.Node, text: str) -> Iterator[ScriptComment]:
     for node in descendants(root):
         if node.type == "comment":
             parent = node.parent
             top = parent is not None and parent.type == "program"
             comment = text[node.start_byte : node.end_byte]
-            yield Comment(comment, *position(node), top_level=top)
+            yield ScriptComment(comment, *position(node), top_level=top)
 
 
 def _first_error(root: tree_sitter.Node) -> tuple[int, int]:

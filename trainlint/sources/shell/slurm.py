@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from trainlint.job import Location
 from trainlint.sources.base import Fact
 from trainlint.sources.base import normalize as n
-from trainlint.sources.shell import Comment, Word
+from trainlint.sources.shell import ScriptComment, Word
 
 # Short options that take a value, by their long name (shared by sbatch and srun).
 SHORT = {
@@ -50,7 +50,7 @@ class Option:
 _TOKEN = re.compile(r"""(?:[^\s"']|"[^"]*"|'[^']*')+""")
 
 
-def header_options(comments: Sequence[Comment]) -> list[Option]:
+def header_options(comments: Sequence[ScriptComment]) -> list[Option]:
     """Options of every top-level ``#SBATCH`` comment (trailing ``# ...`` ignored)."""
     options: list[Option] = []
     for comment in comments:
