@@ -104,7 +104,7 @@ def parse(file: Input) -> Document:
 
 
 def _slurm_scheduled(
-    file: Input, headers: Sequence[slurm.Option], launch: Launch | None
+    file: Input, headers: Sequence[slurm.SlurmOption], launch: Launch | None
 ) -> list[Fact]:
     """A SLURM batch script (``#SBATCH`` headers, a ``.slurm``/``.sbatch`` name) or an
     ``srun`` launch: SLURM schedules the job, and ``--time`` can bound it."""
@@ -122,7 +122,7 @@ _NODE_COUNT_READ = re.compile(r"\$\{?SLURM_(?:NNODES|JOB_NUM_NODES)\b")
 
 
 def _nodes_from_command_line(
-    file: Input, headers: Sequence[slurm.Option], header_facts: Sequence[Fact]
+    file: Input, headers: Sequence[slurm.SlurmOption], header_facts: Sequence[Fact]
 ) -> list[Fact]:
     """A batch script without ``#SBATCH --nodes`` that reads ``$SLURM_NNODES`` takes its
     node count from the ``sbatch`` command line: stated, but unknown here (no one-node

@@ -92,8 +92,10 @@ _TWO_VALUES = _names("mca gmca genv env")
 
 
 @dataclass(frozen=True)
-class Option:
-    """A launcher option: ``value`` is None for a flag (or an unknown value)."""
+class LauncherOption:
+    """A launcher's option (torchrun, deepspeed, accelerate, mpirun) as shell words: ``value``
+    is None for a flag (or an unknown value). ``slurm.SlurmOption`` is SLURM's, from a header
+    line or an srun word, kept as text."""
 
     name: str
     value: Word | None
@@ -102,7 +104,7 @@ class Option:
 
 @dataclass
 class Parsed:
-    options: list[Option] = field(default_factory=list)
+    options: list[LauncherOption] = field(default_factory=list)
     entry: int | None = None
     module: bool = False
 
@@ -117,7 +119,7 @@ def parse(words: Sequence[Word], spec: Spec) -> Parsed:
     while index < len(words):
         word, text = words[index], words[index].text
         if text is None and (attached := _RAW_OPTION.match(word.raw)):
-            parsed.options.append(Option(key(attached.group(1)), None, word))  # --x=$(...)
+            parsed.options.append(LauncherOption(key(attached.group(1)), None, word))  # --x=$(...)
             index += 1
             continue
         if text is None and _opaque(words, index, spec):
@@ -142,12 +144,14 @@ def _option(word: Word, following: Sequence[Word], spec: Spec, parsed: Parsed) -
     if name in spec.module_flags:
         parsed.module = True
     if eq:
-        parsed.options.append(Option(name, Word(value, word.raw, word.line, word.column), word))
+        parsed.options.append(
+            LauncherOption(name, Word(value, word.raw, word.line, word.column), word)
+        )
         return 0
     if not spec.takes_value(name) or not following:
-        parsed.options.append(Option(name, None, word))
+        parsed.options.append(LauncherOption(name, None, word))
         return 0
-    parsed.options.append(Option(name, following[0], word))
+    parsed.options.append(LauncherOption(name, following[0], word))
     return 2 if name in _TWO_VALUES and len(following) > 1 else 1
 
 
@@ -167,14 +171,14 @@ def _positive(word: Word | None) -> int | None:
     return number if number is not None and number > 0 else None
 
 
-FactMaker = Callable[[Sequence[Option], str], list[Fact]]
+FactMaker = Callable[[Sequence[LauncherOption], str], list[Fact]]
 
 
 def _at(file: str, word: Word) -> Location:
     return Location(file=file, line=word.line, column=word.column)
 
 
-def torchrun_facts(options: Sequence[Option], file: str) -> list[Fact]:
+def torchrun_facts(options: Sequence[LauncherOption], file: str) -> list[Fact]:
     facts = []
     for option in options:
         location = _at(file, option.word)
@@ -192,7 +196,7 @@ def torchrun_facts(options: Sequence[Option], file: str) -> list[Fact]:
     return facts
 
 
-def _unknown_nodes(option: Option, location: Location) -> list[Fact]:
+def _unknown_nodes(option: LauncherOption, location: Location) -> list[Fact]:
     """``--nnodes $NNODES``: the node count is stated but its value is unknown here (set
     outside the script, by the scheduler): a fact of value None, so that no one-node default
     turns the GPUs per node into a world size."""
@@ -201,7 +205,7 @@ def _unknown_nodes(option: Option, location: Location) -> list[Fact]:
     return [Fact("/resources/nodes", None, location)]  # ``--nnodes=$(...)``: no value word
 
 
-def deepspeed_facts(options: Sequence[Option], file: str) -> list[Fact]:
+def deepspeed_facts(options: Sequence[LauncherOption], file: str) -> list[Fact]:
     facts = []
     for option in options:
         location = _at(file, option.word)
@@ -228,7 +232,7 @@ def _included_slots(word: Word | None) -> int | None:
 _ACCELERATE_STRATEGY = {"use_deepspeed": "deepspeed", "use_fsdp": "fsdp"}
 
 
-def accelerate_facts(options: Sequence[Option], file: str) -> list[Fact]:
+def accelerate_facts(options: Sequence[LauncherOption], file: str) -> list[Fact]:
     facts = []
     last = {option.name: option for option in options}
     for option in options:
@@ -260,7 +264,7 @@ def accelerate_facts(options: Sequence[Option], file: str) -> list[Fact]:
     return facts
 
 
-def mpirun_facts(options: Sequence[Option], file: str) -> list[Fact]:
+def mpirun_facts(options: Sequence[LauncherOption], file: str) -> list[Fact]:
     """Process counts of ``mpirun -n N -npernode G python …`` (one process per GPU)."""
     facts = []
     for option in options:
@@ -278,7 +282,7 @@ _REFERENCE_OPTIONS: dict[str, Role] = {
 }
 
 
-def launcher_references(options: Sequence[Option], file: str) -> list[Reference]:
+def launcher_references(options: Sequence[LauncherOption], file: str) -> list[Reference]:
     """``accelerate launch --config_file a.yaml`` / ``--deepspeed_config_file ds.json``."""
     references = []
     for option in options:

@@ -38,7 +38,7 @@ LONG_FLAGS = frozenset({
 
 
 @dataclass(frozen=True)
-class Option:
+class SlurmOption:
     """One SLURM option with its value (None when unknown or a flag) and position."""
 
     name: str
@@ -50,9 +50,9 @@ class Option:
 _TOKEN = re.compile(r"""(?:[^\s"']|"[^"]*"|'[^']*')+""")
 
 
-def header_options(comments: Sequence[ScriptComment]) -> list[Option]:
+def header_options(comments: Sequence[ScriptComment]) -> list[SlurmOption]:
     """Options of every top-level ``#SBATCH`` comment (trailing ``# ...`` ignored)."""
-    options: list[Option] = []
+    options: list[SlurmOption] = []
     for comment in comments:
         text = comment.text
         if not comment.top_level or not re.match(r"#SBATCH(\s|$)", text):
@@ -67,9 +67,9 @@ def header_options(comments: Sequence[ScriptComment]) -> list[Option]:
     return options
 
 
-def parse_options(words: Sequence[Word], srun: bool) -> tuple[list[Option], int]:
+def parse_options(words: Sequence[Word], srun: bool) -> tuple[list[SlurmOption], int]:
     """Leading options of ``words`` and the index of the first word that is not one."""
-    options: list[Option] = []
+    options: list[SlurmOption] = []
     index = 0
     while index < len(words):
         word, text = words[index], words[index].text
@@ -82,7 +82,7 @@ def parse_options(words: Sequence[Word], srun: bool) -> tuple[list[Option], int]
         if not text.startswith("-") or text == "-":
             break
         name, value, used = _option(text, following, srun)
-        options.append(Option(name, value, word.line, word.column))
+        options.append(SlurmOption(name, value, word.line, word.column))
         index += 1 + used
     return options, index
 
@@ -110,12 +110,12 @@ class _Context:
     tasks_per_node: int | None
     tasks_unknown: bool = False  # --ntasks[-per-node]=$VAR: a per-task count is then unknown
 
-    def fact(self, pointer: str, value: object, option: Option) -> Fact:
+    def fact(self, pointer: str, value: object, option: SlurmOption) -> Fact:
         location = Location(file=self.file, line=option.line, column=option.column)
         return Fact(pointer, value, location)
 
 
-def resource_facts(options: Sequence[Option], file: str) -> list[Fact]:
+def resource_facts(options: Sequence[SlurmOption], file: str) -> list[Fact]:
     """Job-model facts for SLURM options, in option order."""
     tasks = _tasks_per_node(options)
     written = any(o.name in ("ntasks", "ntasks-per-node") and o.value for o in options)
@@ -128,7 +128,7 @@ def resource_facts(options: Sequence[Option], file: str) -> list[Fact]:
     return facts
 
 
-def environment(facts: Sequence[Fact], options: Sequence[Option]) -> dict[str, str | None]:
+def environment(facts: Sequence[Fact], options: Sequence[SlurmOption]) -> dict[str, str | None]:
     """The ``SLURM_*`` variables an allocation with these options is known to set."""
     values = {f.pointer: f.value for f in facts}
     env: dict[str, str | None] = {}
@@ -143,7 +143,9 @@ def environment(facts: Sequence[Fact], options: Sequence[Option]) -> dict[str, s
     return env
 
 
-def _last(options: Sequence[Option], name: str, convert: Callable[[str], int | None]) -> int | None:
+def _last(
+    options: Sequence[SlurmOption], name: str, convert: Callable[[str], int | None]
+) -> int | None:
     found = [convert(o.value) for o in options if o.name == name and o.value is not None]
     return found[-1] if found else None
 
@@ -154,7 +156,7 @@ def _count(text: str) -> int | None:
     return number if number is not None and number > 0 else None
 
 
-def _tasks_per_node(options: Sequence[Option]) -> int | None:
+def _tasks_per_node(options: Sequence[SlurmOption]) -> int | None:
     """--ntasks-per-node, or --ntasks spread evenly over --nodes (one node without -N, as
     for --gpus; a --nodes of unknown value leaves it unknown)."""
     per_node = _last(options, "ntasks-per-node", _count)
@@ -182,7 +184,7 @@ def gpu_request(value: str, gres: bool) -> tuple[str | None, int | None]:
     return None, None
 
 
-def gpu_facts(kind: str | None, option: Option, context: _Context) -> list[Fact]:
+def gpu_facts(kind: str | None, option: SlurmOption, context: _Context) -> list[Fact]:
     """GPU model and memory for a type name the catalog knows (``a100``, ``volta32gb``)."""
     from trainlint.catalog import resolve_gpu
 
@@ -195,10 +197,10 @@ def gpu_facts(kind: str | None, option: Option, context: _Context) -> list[Fact]
     ]
 
 
-def _per_node(per: str) -> Callable[[Option, _Context], list[Fact]]:
+def _per_node(per: str) -> Callable[[SlurmOption, _Context], list[Fact]]:
     """A GPU request counted per ``node`` (gres, --gpus-per-node), ``task`` or ``job``."""
 
-    def handler(option: Option, context: _Context) -> list[Fact]:
+    def handler(option: SlurmOption, context: _Context) -> list[Fact]:
         kind, count = gpu_request(option.value or "", gres=option.name == "gres")
         facts = gpu_facts(kind, option, context)
         if count is not None and per == "task":
@@ -223,12 +225,12 @@ def time_seconds(text: str) -> float | None:
     return n.duration_seconds(text) if clock else None
 
 
-def _time(option: Option, context: _Context) -> list[Fact]:
+def _time(option: SlurmOption, context: _Context) -> list[Fact]:
     seconds = time_seconds(option.value or "")
     return [] if seconds is None else [context.fact("/resources/time_limit_s", seconds, option)]
 
 
-def _nodes(option: Option, context: _Context) -> list[Fact]:
+def _nodes(option: SlurmOption, context: _Context) -> list[Fact]:
     count = _count(option.value or "")
     return [] if count is None else [context.fact("/resources/nodes", count, option)]
 
@@ -238,15 +240,15 @@ def tag_pointer(key: str) -> str:
     return "/tags/" + n.tag_key(key).replace("~", "~0").replace("/", "~1")
 
 
-def _tag(key: str) -> Callable[[Option, _Context], list[Fact]]:
-    def handler(option: Option, context: _Context) -> list[Fact]:
+def _tag(key: str) -> Callable[[SlurmOption, _Context], list[Fact]]:
+    def handler(option: SlurmOption, context: _Context) -> list[Fact]:
         value = (option.value or "").strip()
         return [context.fact(tag_pointer(key), value, option)] if value else []
 
     return handler
 
 
-def _comment(option: Option, context: _Context) -> list[Fact]:
+def _comment(option: SlurmOption, context: _Context) -> list[Fact]:
     """``--comment="team=nlp,project=llm"`` gives one tag per pair; other text one tag."""
     pieces = [p for p in re.split(r"[\s,;]+", (option.value or "").strip()) if p]
     pairs = [p.partition("=") for p in pieces]
@@ -255,12 +257,12 @@ def _comment(option: Option, context: _Context) -> list[Fact]:
     return _tag("comment")(option, context)
 
 
-def _name(option: Option, context: _Context) -> list[Fact]:
+def _name(option: SlurmOption, context: _Context) -> list[Fact]:
     value = (option.value or "").strip()
     return [context.fact("/name", value, option)] if value else []
 
 
-def _constraint(option: Option, context: _Context) -> list[Fact]:
+def _constraint(option: SlurmOption, context: _Context) -> list[Fact]:
     """``--constraint=volta32gb`` (or ``a100&ib``) names the GPU when exactly one feature does."""
     from trainlint.catalog import resolve_gpu
 
@@ -272,7 +274,7 @@ def _constraint(option: Option, context: _Context) -> list[Fact]:
     return gpu_facts(names.pop(), option, context) if len(names) == 1 else []
 
 
-_HANDLERS: dict[str, Callable[[Option, _Context], list[Fact]]] = {
+_HANDLERS: dict[str, Callable[[SlurmOption, _Context], list[Fact]]] = {
     "nodes": _nodes,
     "gres": _per_node("node"),
     "gpus-per-node": _per_node("node"),
