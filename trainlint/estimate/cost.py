@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 from trainlint.catalog import GpuSpec, gpus
 from trainlint.estimate.compute import job_compute
-from trainlint.estimate.inputs import Hardware, Inputs, finite, positive, price_of
+from trainlint.estimate.inputs import GpuSetup, Inputs, finite, positive, price_of
 from trainlint.estimate.ledger import Ledger, Sourced, derived
 from trainlint.estimate.memory import job_memory
 from trainlint.estimate.params import EstimateParams, RuleLimits
@@ -113,7 +113,7 @@ def _on(inp: Inputs, gpu: GpuSpec, p: EstimateParams, world: Sourced[int] | None
     """The same job on ``world`` x ``gpu``: micro-batch, global batch and steps are unchanged;
     fewer GPUs accumulate more micro-batches per step."""
     memory = Sourced(float(gpu.memory_bytes), "catalog")
-    return replace(inp, hw=Hardware(gpu, memory, world, price_of(gpu, p)))
+    return replace(inp, hw=GpuSetup(gpu, memory, world, price_of(gpu, p)))
 
 
 def _total_on(inp: Inputs, p: EstimateParams, n: int) -> float | None:

@@ -40,8 +40,9 @@ _NO_PEFT = frozenset({"", "none", "full", "no"})
 
 
 @dataclass(frozen=True)
-class Hardware:
-    """The GPUs a configuration runs on; alternatives swap this and nothing else."""
+class GpuSetup:
+    """The GPUs a configuration runs on; alternatives swap this and nothing else. (What a probe
+    ran on is ``probe.result.Hardware``, in the measurement schema.)"""
 
     gpu: GpuSpec | None
     gpu_bytes: Sourced[float] | None
@@ -76,7 +77,7 @@ class Inputs:
     recompute: bool
     micro_batch: Sourced[int] | None
     global_batch: Sourced[int] | None  # sequences per optimizer step, held fixed across hardware
-    hw: Hardware
+    hw: GpuSetup
     assumed: Mapping[str, str | int | float | bool] = field(default_factory=dict, hash=False)
     tensor: int = 1
     pipeline: int = 1
@@ -434,7 +435,7 @@ def _world(job: Job) -> Sourced[int] | None:
     return Sourced(world_size(per_node, positive(res.nodes)), "estimated")
 
 
-def _hardware(job: Job, p: EstimateParams) -> Hardware:
+def _hardware(job: Job, p: EstimateParams) -> GpuSetup:
     gpu_field = job.resources.gpu
     gpu = resolve_gpu(gpu_field.model) if gpu_field.model else None
     gpu_bytes: Sourced[float] | None = None
@@ -442,7 +443,7 @@ def _hardware(job: Job, p: EstimateParams) -> Hardware:
         gpu_bytes = Sourced(float(gpu_field.memory_bytes or 0), gpu_field.source or "declared")
     elif gpu is not None:
         gpu_bytes = Sourced(float(gpu.memory_bytes), "catalog")
-    return Hardware(gpu, gpu_bytes, _world(job), price_of(gpu, p))
+    return GpuSetup(gpu, gpu_bytes, _world(job), price_of(gpu, p))
 
 
 def price_of(gpu: GpuSpec | None, p: EstimateParams) -> Sourced[float] | None:
