@@ -192,8 +192,9 @@ def check(paths: Sequence[Path], options: CheckOptions | None = None) -> Report:
 
 
 @dataclass(frozen=True)
-class Plan:
-    """What a run evaluates with, settled before any file is read."""
+class RunPlan:
+    """What a check run evaluates with, settled before any file is read. (What to do with a
+    pull request's comment is ``comment.sticky.Plan``.)"""
 
     config: RepoConfig
     policy: Policy
@@ -231,7 +232,7 @@ class Plan:
         return ran or code in self.conftest_ids
 
 
-def _plan(paths: Sequence[Path], options: CheckOptions) -> Plan:
+def _plan(paths: Sequence[Path], options: CheckOptions) -> RunPlan:
     """The config, the layered policy, the selection (an unknown selector is an error) and
     the engine; the baseline is ``options``' or the config's."""
     config = options.config
@@ -245,10 +246,10 @@ def _plan(paths: Sequence[Path], options: CheckOptions) -> Plan:
     violations = (*policy.violations, *_deselected_locks(config, policy))
     engine = engines.create_engine(options.engine_name, policy.pack, opa_url=options.opa_url)
     baseline = options.baseline or (config.root / config.baseline if config.baseline else None)
-    return Plan(config, policy, selection, tuple(conftest), known, violations, engine, baseline)
+    return RunPlan(config, policy, selection, tuple(conftest), known, violations, engine, baseline)
 
 
-def _evaluate(loaded: Loaded, plan: Plan, options: CheckOptions) -> Report:
+def _evaluate(loaded: Loaded, plan: RunPlan, options: CheckOptions) -> Report:
     """Run the selected rules on each loaded job (trainlint's own files were excluded from
     loading); TL907 on the run's files."""
     running = tuple(rule for rule in plan.pack.rules if plan.runs(rule))
@@ -266,7 +267,7 @@ def _evaluate(loaded: Loaded, plan: Plan, options: CheckOptions) -> Report:
     return report
 
 
-def _evaluations(jobs: Sequence[Job], plan: Plan, options: CheckOptions) -> list[Evaluation]:
+def _evaluations(jobs: Sequence[Job], plan: RunPlan, options: CheckOptions) -> list[Evaluation]:
     """Each job's evaluation, in ``workers`` processes unless the engine is a server."""
     remote = engines.ENGINES[options.engine_name].remote  # one server: requests stay in order
     count = 1 if remote else worker_count(len(jobs), options.workers)
@@ -277,7 +278,7 @@ def _evaluations(jobs: Sequence[Job], plan: Plan, options: CheckOptions) -> list
 
 
 def _job_findings(
-    job: Job, evaluation: Evaluation, plan: Plan, packages: set[str]
+    job: Job, evaluation: Evaluation, plan: RunPlan, packages: set[str]
 ) -> list[Finding]:
     """One job's findings: of the rule ``packages`` that run, and of the conftest namespaces
     (the namespaces select those, not ``--select``)."""
@@ -290,7 +291,7 @@ def _job_findings(
 
 
 def _suppress(
-    report: Report, documents: Documents, plan: Plan, options: CheckOptions
+    report: Report, documents: Documents, plan: RunPlan, options: CheckOptions
 ) -> suppress.Suppressions:
     """One finding per place (``_unique``), each marked with the suppression that covers it
     (inline ignores from the lines the workspace read, waivers, the baseline); the
@@ -347,7 +348,9 @@ def _known(pack: Pack, conftest_ids: Sequence[str] = ()) -> suppress.Known:
     return lambda code: code in conftest_ids or any(_names(rule, code) for rule in pack.rules)
 
 
-def _governance(report: Report, plan: Plan, suppressions: suppress.Suppressions) -> list[Finding]:
+def _governance(
+    report: Report, plan: RunPlan, suppressions: suppress.Suppressions
+) -> list[Finding]:
     """TL905 and TL906: one more evaluation, of the suppression problems and the lock
     violations alone, after every other rule has run."""
     problems = suppressions.unused(report.findings, plan.ran)
