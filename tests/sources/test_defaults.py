@@ -10,7 +10,7 @@ from trainlint.assemble import Workspace, assemble, build_job
 from trainlint.discover import discover
 from trainlint.job import Location
 from trainlint.sources import read_document
-from trainlint.sources.base import Default, Document, Input
+from trainlint.sources.base import Document, DocumentDefault, Input
 
 TOP = Location(file="sft.yaml", line=1, column=1)
 
@@ -28,8 +28,8 @@ def defaults(doc: Document) -> dict[str, tuple[object, str, int]]:
 def test_hf_trainer_states_its_seed_and_workers_at_the_top_of_the_file() -> None:
     doc = read("sft.yaml", "# SFT\nper_device_train_batch_size: 4\nsave_steps: 100\n")
     assert doc.defaults == [
-        Default("/training/seed", 42, "seed", TOP),
-        Default("/data/num_workers", 0, "dataloader_num_workers", TOP),
+        DocumentDefault("/training/seed", 42, "seed", TOP),
+        DocumentDefault("/data/num_workers", 0, "dataloader_num_workers", TOP),
     ]
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from trainlint.job import Location
 from trainlint.sources import claimed_by_others
-from trainlint.sources.base import Default, Document, Fact, Input, Reference, Role, top_of
+from trainlint.sources.base import Document, DocumentDefault, Fact, Input, Reference, Role, top_of
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Flags, Format
 from trainlint.sources.base.table import JobField, describe, facts_for
@@ -151,26 +151,28 @@ def parse(file: Input) -> Document:
     return doc
 
 
-def defaults(file: str) -> list[Default]:
+def defaults(file: str) -> list[DocumentDefault]:
     """The Trainer's seed and data loader workers when the file sets none."""
     return [
-        Default("/training/seed", 42, "seed", top_of(file)),
-        Default("/data/num_workers", 0, "dataloader_num_workers", top_of(file)),
+        DocumentDefault("/training/seed", 42, "seed", top_of(file)),
+        DocumentDefault("/data/num_workers", 0, "dataloader_num_workers", top_of(file)),
     ]
 
 
-def eval_defaults(facts: Sequence[Fact]) -> list[Default]:
+def eval_defaults(facts: Sequence[Fact]) -> list[DocumentDefault]:
     """TrainingArguments evaluates every ``eval_steps`` only with ``eval_strategy: steps``
     (default ``no``), and ``eval_steps`` defaults to ``logging_steps``: each default is
     located at the eval key stated beside it."""
     stated = {fact.pointer: fact.location for fact in facts}
     found = []
     if "/eval/every_steps" in stated:
-        found.append(Default("/eval/strategy", "no", "eval_strategy", stated["/eval/every_steps"]))
+        found.append(
+            DocumentDefault("/eval/strategy", "no", "eval_strategy", stated["/eval/every_steps"])
+        )
     if "/eval/strategy" in stated:
         where = stated["/eval/strategy"]
         found.append(
-            Default("/eval/every_steps", None, "eval_steps", where, "/logging/every_steps")
+            DocumentDefault("/eval/every_steps", None, "eval_steps", where, "/logging/every_steps")
         )
     return found
 

@@ -22,8 +22,8 @@ from trainlint.errors import SourceError
 from trainlint.job import Location
 from trainlint.sources import all_sources, flag_readers, shell
 from trainlint.sources.base import (
-    Default,
     Document,
+    DocumentDefault,
     Fact,
     Input,
     Override,
@@ -405,7 +405,7 @@ def program_facts(
     return facts, references
 
 
-def program_defaults(launch: Launch, file: str) -> list[Default]:
+def program_defaults(launch: Launch, file: str) -> list[DocumentDefault]:
     """The defaults of the frameworks reading the program's flags, for what its flags leave
     unset (HF: an ``--eval_steps`` without ``--eval_strategy`` does not evaluate)."""
     entry = _entry(launch)

@@ -51,12 +51,13 @@ class Fact:
 
 
 @dataclass(frozen=True)
-class Default:
-    """A framework's default for a key the file leaves unset: the value the run then uses
+class DocumentDefault:
+    """A framework's default for a key one document leaves unset: the value the run then uses
     (None: a value the framework picks each run, such as a random seed) or the pointer whose
     value it takes (``same_as``), the key a user would set to change it, and where that key
-    would go. Never a stated fact: it makes no file a job and no estimate declared, and a job
-    keeps it apart from its facts (``Job.defaults``)."""
+    would go. Never a stated fact: it makes no file a job and no estimate declared. The job
+    keeps one per pointer, apart from its facts, as a ``job.Default`` (``Job.defaults``; that
+    published shape has the format and no pointer, so the two are not one class)."""
 
     pointer: str
     value: str | int | float | bool | None
@@ -70,10 +71,10 @@ def top_of(path: str) -> Location:
     return Location(file=path, line=1, column=1)
 
 
-def seed_default(value: int | None, key: str, file: str) -> Default:
+def seed_default(value: int | None, key: str, file: str) -> DocumentDefault:
     """The framework's seed for a file that sets none (None: it draws a random seed each
     run), located at the top of the file, where a user adds ``key``."""
-    return Default("/training/seed", value, key, top_of(file))
+    return DocumentDefault("/training/seed", value, key, top_of(file))
 
 
 @dataclass(frozen=True)
@@ -140,7 +141,7 @@ class Document:
     confidence: float
     role: Role = "config"
     facts: list[Fact] = field(default_factory=list)
-    defaults: list[Default] = field(default_factory=list)
+    defaults: list[DocumentDefault] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)
     errors: list[ParseError] = field(default_factory=list)
     unknown_keys: list[UnknownKey] = field(default_factory=list)

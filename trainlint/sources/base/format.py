@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from trainlint.job import Location
-from trainlint.sources.base import Default, Document, Fact, Input, Override, Role
+from trainlint.sources.base import Document, DocumentDefault, Fact, Input, Override, Role
 from trainlint.sources.base.table import Table, facts_for
 
 Reads = Literal["mapping", "text"]
@@ -25,7 +25,7 @@ FlagFacts = Callable[[str, Any, Location], list[Fact]]
 written → the facts it states; [] for a flag the format does not know."""
 
 
-def no_defaults(facts: Sequence[Fact]) -> list[Default]:
+def no_defaults(facts: Sequence[Fact]) -> list[DocumentDefault]:
     """A format whose framework leaves nothing unset that a rule needs."""
     return []
 
@@ -41,7 +41,7 @@ class Flags:
     entrypoints: re.Pattern[str] | None = None
     """The entry points whose flags the format reads (searched in the entry as written:
     ``espnet2\\.bin\\.\\w+_train``); None for the flags of any program."""
-    defaults: Callable[[Sequence[Fact]], list[Default]] = no_defaults
+    defaults: Callable[[Sequence[Fact]], list[DocumentDefault]] = no_defaults
     """The framework's defaults for what a launch line stating ``facts`` leaves unset."""
 
     def reads_flags_of(self, entrypoint: str | None) -> bool:
