@@ -1,10 +1,13 @@
-"""Shared test helpers: repository paths and the shared corpus (read in place, never copied)."""
+"""Shared test helpers: repository paths and the shared corpus (read in place, never copied),
+golden files, and the Hypothesis profile of the fast loop."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
@@ -33,6 +36,18 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Run the test from an empty temporary directory (paths in reports are cwd-relative)."""
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+# The fast loop, ``pytest -m "not slow"``: a tenth of every Hypothesis budget (tests/fast_loop.py).
+# The full run (CI's ``pytest``) keeps Hypothesis's default profile and each test's own budget.
+settings.register_profile("fast", max_examples=10)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Load the "fast" profile when slow tests are deselected and no profile is named."""
+    deselects_slow = re.search(r"\bnot\s+slow\b", config.option.markexpr or "")
+    if deselects_slow and not config.getoption("--hypothesis-profile", default=None):
+        settings.load_profile("fast")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

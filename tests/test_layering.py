@@ -8,6 +8,7 @@ user asks for it (`trainlint probe --mode entrypoint`, DESIGN §8).
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,8 @@ ALLOWED = {
 }
 
 
-def imported_roots(path: Path) -> set[str]:
+@functools.cache  # each library's test reads the same files
+def imported_roots(path: Path) -> frozenset[str]:
     tree = ast.parse(path.read_text())
     roots = set()
     for node in ast.walk(tree):
@@ -32,7 +34,7 @@ def imported_roots(path: Path) -> set[str]:
             roots.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             roots.add(node.module.split(".")[0])
-    return roots
+    return frozenset(roots)
 
 
 @pytest.mark.parametrize("library", sorted(ALLOWED))

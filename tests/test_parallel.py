@@ -44,6 +44,7 @@ def reports(workers: int) -> tuple[str, str]:
     return renderer("json")(report), renderer("sarif")(report)
 
 
+@pytest.mark.slow  # 250 jobs checked three times, with worker processes
 @needs_fork
 def test_reports_are_byte_identical_across_runs_and_worker_counts(in_tmp: Path) -> None:
     make_corpus(in_tmp / "corpus")

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import trainlint.read
+from tests.fast_loop import engines
 from tests.hang import within
 from trainlint.discover import discover
 from trainlint.engine import available_engines, create_engine, watchdog
@@ -194,7 +195,7 @@ findings contains {"message": "quick", "pointer": ""} if input.quick
 """
 
 
-@pytest.mark.parametrize("engine", available_engines())
+@pytest.mark.parametrize("engine", engines())
 def test_a_rule_that_never_finishes_is_stopped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, engine: str
 ) -> None:

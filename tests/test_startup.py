@@ -40,8 +40,17 @@ def _loaded_after_check(path: Path) -> set[str]:
     ("name", "text"),
     [
         ("run.sh", "#!/bin/bash\ntorchrun --nproc_per_node 8 train.py --max_steps 1000\n"),
-        ("train.yaml", "model_name_or_path: gpt2\nper_device_train_batch_size: 8\n"),
-        ("job.toml", '[training]\nsteps = 1000\n[job]\ndescription = "x"\n'),
+        # Each run is a new Python process (~0.4 s): the other formats only in the full run.
+        pytest.param(
+            "train.yaml",
+            "model_name_or_path: gpt2\nper_device_train_batch_size: 8\n",
+            marks=pytest.mark.slow,
+        ),
+        pytest.param(
+            "job.toml",
+            '[training]\nsteps = 1000\n[job]\ndescription = "x"\n',
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 def test_a_one_file_check_imports_nothing_it_does_not_need(

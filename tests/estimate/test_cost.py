@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from tests.estimate.jobs import llmc_gpt2, make_job
+from tests.fast_loop import examples
 from trainlint.estimate import EstimateParams, estimate
 from trainlint.job import Estimates, Job
 
@@ -204,7 +205,7 @@ _jobs = st.fixed_dictionaries(
 )  # fmt: skip
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_jobs)
 def test_random_partial_jobs_never_raise(sections: dict[str, Any]) -> None:
     job = make_job(**sections)

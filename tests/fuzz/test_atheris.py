@@ -13,6 +13,7 @@ pytest.importorskip("atheris")
 HARNESSES = ["atheris_readers.py", "atheris_inputs.py"]
 
 
+@pytest.mark.slow  # a fuzzer in a subprocess, ~6 s a harness; the hypothesis fuzz tests stay fast
 @pytest.mark.parametrize("harness", HARNESSES)
 def test_atheris_finds_no_crash_in_a_short_run(tmp_path: Path, harness: str) -> None:
     """The file readers; the repository config, pack manifests and data, shell expansion."""

@@ -19,6 +19,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.fast_loop import examples
 from tests.fuzz.test_readers import FUZZ
 from trainlint.config import RepoConfig, find_config
 from trainlint.errors import ConfigError
@@ -115,7 +116,7 @@ def _toml_value(value: Any) -> str:
     return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-@settings(FUZZ, max_examples=80)
+@settings(FUZZ, max_examples=examples(80))
 @given(data=CONFIGS, base=st.one_of(st.none(), CONFIGS), form=st.sampled_from(["yaml", "toml"]))
 def test_built_configs_and_extend_chains(
     data: dict[str, Any], base: dict[str, Any] | None, form: str
@@ -131,13 +132,13 @@ def test_built_configs_and_extend_chains(
     _load(files)
 
 
-@settings(FUZZ, max_examples=30)
+@settings(FUZZ, max_examples=examples(30))
 @given(text=aliased())
 def test_aliases_load_within_the_node_budget(text: str) -> None:
     _load({".trainlint.yaml": text})
 
 
-@settings(FUZZ, max_examples=30)
+@settings(FUZZ, max_examples=examples(30))
 @given(data=CONFIGS)
 def test_pyproject_tables(data: dict[str, Any]) -> None:
     _load({"pyproject.toml": _toml(data, "tool.trainlint")})

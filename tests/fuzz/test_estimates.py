@@ -15,6 +15,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.fast_loop import examples
 from tests.fuzz.test_readers import FUZZ
 from trainlint.estimate import estimate
 from trainlint.job import Job
@@ -64,7 +65,7 @@ def _numbers(value: Any) -> list[float]:
     return []
 
 
-@settings(FUZZ, max_examples=150)
+@settings(FUZZ, max_examples=examples(150))
 @given(sections=JOBS)
 def test_every_estimate_of_an_absurd_job_is_finite_or_unknown(sections: dict[str, Any]) -> None:
     job = Job.model_validate({"id": "job", "sources": [], **sections})

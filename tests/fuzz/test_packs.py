@@ -18,6 +18,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.fast_loop import examples
 from tests.fuzz.test_readers import FUZZ
 from trainlint.errors import PolicyError
 from trainlint.packs import Pack, load_builtin_pack, load_pack, pack_from_files
@@ -81,7 +82,7 @@ def nested(draw: st.DrawFn) -> bytes:
     return (opener * levels + inner + closer * levels).encode()
 
 
-@settings(FUZZ, max_examples=80)
+@settings(FUZZ, max_examples=examples(80))
 @given(manifest=st.one_of(st.binary(max_size=200), JSON_VALUES.map(json.dumps).map(str.encode),
                           nested()),
        data=st.one_of(st.binary(max_size=200), JSON_VALUES.map(json.dumps).map(str.encode),
@@ -100,7 +101,7 @@ def manifests(draw: st.DrawFn) -> dict[str, Any]:
     return fields
 
 
-@settings(FUZZ, max_examples=80)
+@settings(FUZZ, max_examples=examples(80))
 @given(manifest=st.one_of(st.none(), manifests()),
        data=st.dictionaries(FOLDERS, JSON_VALUES, max_size=3))  # fmt: skip
 def test_built_manifests_and_data_in_nested_folders(
@@ -114,7 +115,7 @@ def test_built_manifests_and_data_in_nested_folders(
     _check(files)
 
 
-@settings(FUZZ, max_examples=20)
+@settings(FUZZ, max_examples=examples(20))
 @given(manifest=manifests(), data=JSON_VALUES)
 def test_a_pack_directory_on_disk(manifest: dict[str, Any], data: Any) -> None:
     """The same through ``load_pack``, which reads the folder itself."""

@@ -22,6 +22,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.fast_loop import examples
 from trainlint.read import read_file
 from trainlint.sources import all_sources, read_document
 from trainlint.sources.base import Document, Input, Skipped
@@ -33,7 +34,7 @@ SUFFIXES = ["yaml", "yml", "json", "toml", "sh", "slurm", "py", ""]
 FORMATS = [source.name for source in all_sources()]
 
 FUZZ = settings(
-    max_examples=60,
+    max_examples=examples(60),
     deadline=2000,
     derandomize=True,  # a fixed budget in CI: the same examples every run
     database=None,
@@ -66,7 +67,7 @@ def test_read_document_any_text(suffix: str, text: str) -> None:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-@settings(FUZZ, max_examples=30)
+@settings(FUZZ, max_examples=examples(30))
 @given(text=config_text, suffix=st.sampled_from(["yaml", "json"]))
 def test_each_format_forced_on_any_text(fmt: str, text: str, suffix: str) -> None:
     _check(read_document(Input(f"fuzz.{suffix}", text), forced=fmt))
@@ -105,7 +106,7 @@ def _read_bytes(name: str, data: bytes) -> Document | Skipped:
         return read_file(path)
 
 
-@settings(FUZZ, max_examples=100)
+@settings(FUZZ, max_examples=examples(100))
 @given(data=st.binary(max_size=2000), suffix=st.sampled_from(SUFFIXES))
 def test_read_file_any_bytes(data: bytes, suffix: str) -> None:
     _check(_read_bytes(f"fuzz.{suffix}" if suffix else "fuzz", data))
@@ -129,7 +130,7 @@ def mutated_fixture(draw: st.DrawFn) -> tuple[str, bytes]:
     return fixture.name, bytes(data)
 
 
-@settings(FUZZ, max_examples=100)
+@settings(FUZZ, max_examples=examples(100))
 @given(case=mutated_fixture())
 def test_mutated_fixtures(case: tuple[str, bytes]) -> None:
     name, data = case

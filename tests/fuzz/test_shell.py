@@ -13,6 +13,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.fast_loop import examples
 from tests.fuzz.test_readers import FUZZ
 from trainlint.errors import SourceError
 from trainlint.sources import read_document
@@ -70,7 +71,7 @@ def _bound(text: str) -> int:
     return 2 * len(text) + ExpansionBudget.for_text(text).left
 
 
-@settings(FUZZ, max_examples=80)
+@settings(FUZZ, max_examples=examples(80))
 @given(text=scripts())
 def test_variable_chains_stay_within_the_budget(text: str) -> None:
     try:
@@ -85,7 +86,7 @@ def test_variable_chains_stay_within_the_budget(text: str) -> None:
             assert _handed_out(Script(commands)) <= _bound(inline.text or "")
 
 
-@settings(FUZZ, max_examples=40)
+@settings(FUZZ, max_examples=examples(40))
 @given(text=scripts())
 def test_the_launch_script_reader_takes_any_chain(text: str) -> None:
     """The whole reader (launch analysis of every command, ``bash -c`` strings, redaction)."""

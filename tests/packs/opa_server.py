@@ -106,7 +106,7 @@ def serve(pack: Pack) -> Iterator[tuple[str, OpaServer]]:
     httpd = HTTPServer(("127.0.0.1", 0), Handler)
 
     def run() -> None:
-        httpd.serve_forever()
+        httpd.serve_forever(0.05)  # shutdown() waits for the next poll (0.5 s by default)
         server.engine = None  # regorus must be dropped on the thread that made it
 
     thread = threading.Thread(target=run, daemon=True)

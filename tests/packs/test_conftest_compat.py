@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from tests.fast_loop import engines
 from tests.packs.opa_server import serve
 from trainlint import lint
 from trainlint.cli import main
@@ -26,7 +27,7 @@ from trainlint.conftest_compat import (
     conftest_rules,
     select_namespaces,
 )
-from trainlint.engine import available_engines, create_engine
+from trainlint.engine import create_engine
 from trainlint.errors import PolicyError
 from trainlint.job import Job
 from trainlint.packs import Pack, load_builtin_pack
@@ -161,7 +162,7 @@ def test_check_namespace_globs_and_all_namespaces(job_folder: Path) -> None:
     }  # fmt: skip
 
 
-@pytest.mark.parametrize("engine_name", available_engines())
+@pytest.mark.parametrize("engine_name", engines())
 def test_results_and_exceptions(engine_name: str) -> None:
     pack = _pack()
     engine = create_engine(engine_name, pack)
@@ -182,7 +183,7 @@ def test_results_and_exceptions(engine_name: str) -> None:
     assert [r.rule for r in waived] == ["org.training.warn_long"]  # violation_fp32 excepted
 
 
-@pytest.mark.parametrize("engine_name", available_engines())
+@pytest.mark.parametrize("engine_name", engines())
 def test_reading_whole_namespaces_gives_the_same_results(engine_name: str) -> None:
     """Without the local rule list (policies only a server holds), rules are found by name."""
     pack = _pack()

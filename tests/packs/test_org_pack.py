@@ -54,7 +54,8 @@ def served() -> Iterator[tuple[str, Bundles]]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # Polling every 50 ms: shutdown() waits for the next poll (0.5 s by default).
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}", bundles
     server.shutdown()
@@ -132,6 +133,7 @@ def test_signed_pack_over_http_is_enforced_and_a_loosened_lock_reported(
     assert bundles.requests == ["/acme.tar.gz"]
 
 
+@pytest.mark.slow  # tests, signs and builds the pack again (tests/packs/test_fetch.py: the unit)
 def test_pinned_pack_is_used_offline_from_the_cache(
     tmp_path: Path, keys: tuple[Path, Path], served: tuple[str, Bundles],
     monkeypatch: pytest.MonkeyPatch,
@@ -169,6 +171,7 @@ def tampered(bundle: bytes) -> bytes:
     return out.getvalue()
 
 
+@pytest.mark.slow  # tests, signs and builds the pack again (tests/packs/test_fetch.py: the unit)
 def test_tampered_bundle_is_refused(
     tmp_path: Path, keys: tuple[Path, Path], served: tuple[str, Bundles],
     monkeypatch: pytest.MonkeyPatch,

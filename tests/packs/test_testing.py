@@ -191,6 +191,8 @@ def test_cli_exit_codes_and_output(in_tmp: Path) -> None:
     assert missing.exit_code == 2
 
 
+# Every rule case again, through the CLI (tests/rules/test_cases.py runs them one by one): ~7 s.
+@pytest.mark.slow
 def test_builtin_pack_passes_its_tests_and_cases(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)
     result = CliRunner().invoke(

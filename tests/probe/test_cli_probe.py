@@ -66,6 +66,7 @@ def _findings(path: Path, rule: str) -> list[str]:
     return [f.message for f in check([path.parent]).findings if f.rule == rule]
 
 
+@pytest.mark.slow  # torch on gloo, world sizes 1 and 2 (the probed fixture)
 def test_probe_writes_a_valid_measurement(probed: tuple[Path, Path]) -> None:
     _, written = probed
     data = read_measurement(written)
@@ -79,6 +80,7 @@ def test_probe_writes_a_valid_measurement(probed: tuple[Path, Path]) -> None:
     assert two.checkpoint is not None and two.checkpoint.size_bytes > 0
 
 
+@pytest.mark.slow  # the probed fixture: torch on gloo
 def test_check_uses_the_measurement(probed: tuple[Path, Path]) -> None:
     path, written = probed
     measured = read_measurement(written)["world_sizes"]["2"]["step_time_s"]["median"]
@@ -102,6 +104,7 @@ def test_check_uses_the_measurement(probed: tuple[Path, Path]) -> None:
     assert load_jobs([path.parent])[0].estimates.sources["step_time_s"] != "measured"
 
 
+@pytest.mark.slow  # runs a torch training script
 def test_entrypoint_mode_delegates_and_merges(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

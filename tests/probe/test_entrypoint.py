@@ -64,6 +64,7 @@ def test_command_from_a_launch_script() -> None:
         command_for(_job("python train.py --data $NOT_SET_ANYWHERE_42"), 1)
 
 
+@pytest.mark.slow  # torch runs, one of them distributed
 @needs_torch
 def test_world_sizes_one_and_two(tmp_path: Path) -> None:
     job = load_jobs([FIXTURES / "run.sh"])[0]
@@ -84,6 +85,7 @@ def test_world_sizes_one_and_two(tmp_path: Path) -> None:
         assert not _left_behind(folder)
 
 
+@pytest.mark.slow  # a torch run
 @needs_torch
 def test_step_api_with_a_custom_optimizer(tmp_path: Path) -> None:
     job = _job("python train_tiny.py --optimizer custom --call-step")
@@ -93,6 +95,7 @@ def test_step_api_with_a_custom_optimizer(tmp_path: Path) -> None:
     assert not _left_behind(tmp_path / "entrypoint-w1")
 
 
+@pytest.mark.slow  # a torch run
 @needs_torch
 def test_log_regex_fallback(tmp_path: Path) -> None:
     job = _job("python train_tiny.py --optimizer custom --log-every 1")
@@ -103,6 +106,7 @@ def test_log_regex_fallback(tmp_path: Path) -> None:
     assert f"step {WARMUP + STEPS - 1} loss" in log and f"step {WARMUP + STEPS + 1} " not in log
 
 
+@pytest.mark.slow  # waits out a 3 s timeout
 def test_a_hanging_job_times_out_without_orphans(tmp_path: Path) -> None:
     job = _job("python hang.py")
     with pytest.raises(EntrypointError, match="timed out after 3 s") as caught:

@@ -7,6 +7,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from trainlint.probe.launch import run
 
 # A parent that starts a grandchild (like torchrun starting workers) and prints its pid.
@@ -28,6 +30,7 @@ def test_failure_keeps_the_exit_code(tmp_path: Path) -> None:
     assert done.returncode == 3 and not done.ok and not done.timed_out
 
 
+@pytest.mark.slow  # waits out a 3 s timeout and its grace period
 def test_timeout_ends_the_grandchildren_too(tmp_path: Path) -> None:
     start = time.monotonic()
     done = run([sys.executable, "-c", PARENT], log=tmp_path / "c.log", timeout_s=3, grace_s=2)

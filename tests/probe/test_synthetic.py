@@ -42,6 +42,7 @@ def in_child(script: str, tmp_path: Path) -> Any:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # torch in a child process
 def test_one_rank_measures_steps_memory_and_a_checkpoint(tmp_path: Path) -> None:
     out = tmp_path / "result.json"
     (tmp_path / "cfg.json").write_text(json.dumps(CFG))
@@ -69,6 +70,7 @@ def test_one_rank_measures_steps_memory_and_a_checkpoint(tmp_path: Path) -> None
     assert not (tmp_path / "result-checkpoint").exists()  # the timed save is deleted
 
 
+@pytest.mark.slow  # torch in a child process
 def test_out_of_memory_is_a_result(tmp_path: Path) -> None:
     out = tmp_path / "result.json"
     exits = in_child(
@@ -96,6 +98,7 @@ def test_out_of_memory_is_a_result(tmp_path: Path) -> None:
     assert (tmp_path / "result.json.rank0.oom").is_file()
 
 
+@pytest.mark.slow  # torch in a child process
 def test_step_stats_and_optimizers(tmp_path: Path) -> None:
     found = in_child(
         """

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from trainlint import engine as engines
+from tests.fast_loop import engines
 from trainlint.packs import load_builtin_pack
 from trainlint.packs.testing import run_case
 
@@ -32,17 +32,28 @@ def _load(path: Path) -> dict[str, Any]:
     return document
 
 
+def _fast(cases: list[dict[str, Any]]) -> set[int]:
+    """The indexes of a rule's first firing case and its first quiet case."""
+    firing = [bool(case.get("expect")) for case in cases]
+    return {firing.index(fires) for fires in (True, False) if fires in firing}
+
+
 def _cases() -> list[Any]:
+    """Every case of every rule. The fast loop runs each rule's first firing and first quiet
+    case; the others are ``slow`` (~30 ms a case, ~200 cases)."""
     params = []
     for path in sorted(CASES.glob("*.yaml")):
         document = _load(path)
+        fast = _fast(document["cases"])
         for index, case in enumerate(document["cases"]):
             name = f"{document['rule']}-{index}-{case.get('name', '')}".replace(" ", "_")
-            params.append(pytest.param(document["rule"], case, id=name))
+            marks = [] if index in fast else [pytest.mark.slow]
+            params.append(pytest.param(document["rule"], case, id=name, marks=marks))
     return params
 
 
-@pytest.mark.parametrize("engine_name", engines.available_engines())
+# Every case on every engine; regopy's (~0.15 s a case) only in the full run (tests/fast_loop.py).
+@pytest.mark.parametrize("engine_name", engines())
 @pytest.mark.parametrize(("rule", "case"), _cases())
 def test_case(rule: str, case: dict[str, Any], engine_name: str, tmp_path: Path) -> None:
     problems = run_case(rule, case, engine_name=engine_name, workdir=tmp_path)

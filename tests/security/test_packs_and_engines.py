@@ -489,6 +489,7 @@ def test_a_local_pinned_bundle_is_hashed_no_further_than_the_cap(tmp_path: Path)
 # --- 7. compiling and evaluating an untrusted pack is bounded ------------------------------
 
 
+@pytest.mark.slow  # waits out a 1 s compile timeout
 @pytest.mark.skipif("regorus" not in ENGINES, reason="regorus is not installed")
 def test_compiling_a_pack_is_bounded_in_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -526,6 +527,7 @@ def test_evaluation_memory_is_bounded(
         compiled.close()
 
 
+@pytest.mark.slow  # waits out a 1 s timeout (tests/test_robustness.py has a fast one)
 @pytest.mark.skipif("regorus" not in ENGINES, reason="pack tests run on regorus")
 def test_a_pack_test_that_never_finishes_fails_alone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -6,6 +6,7 @@ from typing import Any
 
 from hypothesis import given, settings
 
+from tests.fast_loop import examples
 from tests.sources.test_hf_and_deepspeed import (
     fixture,
     located,
@@ -86,7 +87,7 @@ def test_recognition_by_content_only() -> None:
 _KEYS = [*sorted(accelerate_config.TOP_KEYS), "fsdp_config", "deepspeed_config"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(mappings(_KEYS))
 def test_random_mappings_never_raise(data: dict[str, Any]) -> None:
     data.setdefault("distributed_type", "FSDP")

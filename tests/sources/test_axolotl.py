@@ -6,6 +6,7 @@ from typing import Any
 
 from hypothesis import given, settings
 
+from tests.fast_loop import examples
 from tests.sources.test_hf_and_deepspeed import (
     fixture,
     located,
@@ -97,7 +98,7 @@ def test_recognition_beats_hf_and_spares_others() -> None:
     assert axolotl.recognise(Input("z.json", '{"base_model": "x", "micro_batch_size": 1}')) == 0
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(mappings([*sorted(axolotl.KNOWN_KEYS)[:400], "fsdp_config", "fsdp", "gpu", "gpu_count"]))
 def test_random_mappings_never_raise(data: dict[str, Any]) -> None:
     parse_never_raises(axolotl, {"base_model": "x", "micro_batch_size": 1, **data})

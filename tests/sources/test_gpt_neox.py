@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import CORPUS
+from tests.fast_loop import examples
 from trainlint.errors import SourceError
 from trainlint.sources import deepspeed, gpt_neox, hf_trainer, launch_script, read_document
 from trainlint.sources.base import Document, Input
@@ -144,7 +145,7 @@ VALUES = st.recursive(
 )
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(KEYS, VALUES, max_size=8), st.booleans())
 def test_random_neox_mappings_never_raise(data: dict[str, Any], as_json: bool) -> None:
     text = json.dumps(data) if as_json else "# c\n" + json.dumps(data).replace("true", "True")
@@ -153,7 +154,7 @@ def test_random_neox_mappings_never_raise(data: dict[str, Any], as_json: bool) -
     gpt_neox.parse(file)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(st.text(max_size=200))
 def test_arbitrary_text_raises_only_source_error(text: str) -> None:
     file = Input("x.yml", text)

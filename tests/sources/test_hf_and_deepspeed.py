@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import CORPUS
+from tests.fast_loop import examples
 from trainlint.errors import SourceError
 from trainlint.job import Location
 from trainlint.sources import deepspeed, hf_trainer, read_document
@@ -310,14 +311,14 @@ def test_corpus_files_have_no_near_misses(path: Path) -> None:
     assert isinstance(doc, Skipped) or near_misses(doc) == []
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(mappings([*sorted(hf_trainer.KNOWN_KEYS)[:400], "deepspeed", "fsdp"]))
 def test_hf_random_mappings_never_raise(data: dict[str, Any]) -> None:
     parse_never_raises(hf_trainer, {"save_steps": 1, **data})
     parse_never_raises(hf_trainer, {"save_steps": 1, **data}, suffix="json")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(mappings([*sorted(deepspeed.KNOWN_KEYS)[:400], "zero_optimization", "bert_model_config"]))
 def test_deepspeed_random_mappings_never_raise(data: dict[str, Any]) -> None:
     parse_never_raises(deepspeed, {"zero_optimization": data, **data}, suffix="json")

@@ -10,6 +10,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.fast_loop import examples
 from tests.sources.helpers import near_misses, values
 from trainlint.assemble import assemble
 from trainlint.sources import hydra, lightning, read_document
@@ -178,7 +179,7 @@ _TEMPLATES = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.dictionaries(st.sampled_from(["a", "b", "c", "d"]),
                        st.one_of(values(), _TEMPLATES,
                                  st.dictionaries(st.sampled_from(["b", "d", "e"]),
@@ -188,7 +189,7 @@ def test_resolver_never_raises_and_ends(data: dict[str, Any]) -> None:
     resolve(data)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(max_size=30))
 def test_template_splitting_never_raises(text: str) -> None:
     pieces = split_template(text)
@@ -208,7 +209,7 @@ _ENTRIES = st.one_of(
 )  # fmt: skip
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(_ENTRIES, max_size=6), st.lists(_ENTRIES, max_size=4), values())
 def test_random_defaults_lists_never_raise(
     tmp_path_factory: pytest.TempPathFactory, top: list[Any], gpu: list[Any], extra: Any

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import CORPUS
+from tests.fast_loop import examples
 from tests.sources.helpers import FactRow, RefRow, refs, rows
 from trainlint.errors import SourceError
 from trainlint.sources import finish, kubernetes, read_document
@@ -307,7 +308,7 @@ _VALUES = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.dictionaries(_KEYS, _VALUES, max_size=6), min_size=1, max_size=3),
     st.sampled_from(

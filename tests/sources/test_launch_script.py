@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.fast_loop import examples
 from tests.sources.helpers import FactRow, RefRow, refs, rows
 from trainlint.assemble import assemble
 from trainlint.errors import SourceError
@@ -734,7 +735,7 @@ _TOKENS = st.sampled_from([
 ])  # fmt: skip
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_TOKENS, max_size=40).map(" ".join))
 def test_plausible_token_soup_never_crashes(text: str) -> None:
     test_adversarial_inputs_only_ever_raise_source_errors(text)
@@ -745,7 +746,7 @@ def test_plausible_token_soup_never_crashes(text: str) -> None:
     assert "hf_aBcDeFgHiJkLmNoPqRsTuVwXyZ" not in repr(doc)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(max_size=400))
 def test_arbitrary_text_never_crashes(text: str) -> None:
     test_adversarial_inputs_only_ever_raise_source_errors(text)

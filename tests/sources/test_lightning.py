@@ -6,6 +6,7 @@ from typing import Any
 
 from hypothesis import given, settings
 
+from tests.fast_loop import examples
 from tests.sources.helpers import located, mappings, near_misses, parse_never_raises
 from trainlint.sources import hf_trainer, lightning, read_document
 from trainlint.sources.base import Input
@@ -134,7 +135,7 @@ def test_recognition_leaves_nemo_and_hf_alone() -> None:
     assert hf_trainer.recognise(Input("fit.yaml", CLI)) == 0.0
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(mappings(sorted(lightning.TRAINER_KEYS)), mappings(["data", "model", "callbacks"]))
 def test_random_mappings_never_raise(trainer: dict[str, Any], top: dict[str, Any]) -> None:
     parse_never_raises(lightning, {**top, "trainer": trainer})

@@ -6,6 +6,7 @@ from typing import Any
 
 from hypothesis import given, settings
 
+from tests.fast_loop import examples
 from tests.sources.helpers import located, mappings, near_misses, parse_never_raises
 from trainlint.sources import hf_trainer, litgpt, read_document
 from trainlint.sources.base import Input
@@ -96,7 +97,7 @@ def test_recognition() -> None:
     assert hf_trainer.recognise(Input("q.yaml", CONFIG)) == 0.0
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(mappings(sorted(litgpt.KNOWN_KEYS)), mappings(sorted(litgpt.TRAIN_KEYS)))
 def test_random_mappings_never_raise(data: dict[str, Any], train: dict[str, Any]) -> None:
     parse_never_raises(litgpt, {**data, "train": train})

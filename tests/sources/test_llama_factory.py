@@ -6,6 +6,7 @@ from typing import Any
 
 from hypothesis import given, settings
 
+from tests.fast_loop import examples
 from tests.sources.test_hf_and_deepspeed import (
     fixture,
     located,
@@ -95,7 +96,7 @@ def test_interpolation_and_auto_are_unknown() -> None:
 _KEYS = [*sorted(llama_factory.KNOWN_KEYS)[:500], "dist_config", "train_dataset"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(mappings(_KEYS))
 def test_random_mappings_never_raise(data: dict[str, Any]) -> None:
     parse_never_raises(llama_factory, {"stage": "sft", "cutoff_len": 1, **data})

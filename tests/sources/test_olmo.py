@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import CORPUS
+from tests.fast_loop import examples
 from trainlint.errors import SourceError
 from trainlint.sources import olmo, read_document
 from trainlint.sources.base import Document, Input
@@ -172,7 +173,7 @@ VALUES = st.recursive(
 )
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(KEYS, VALUES, max_size=8))
 def test_random_olmo_mappings_never_raise(data: dict[str, Any]) -> None:
     file = Input("c.yaml", yaml.safe_dump(data))
@@ -180,7 +181,7 @@ def test_random_olmo_mappings_never_raise(data: dict[str, Any]) -> None:
     olmo.parse(file)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(st.text(max_size=200))
 def test_arbitrary_text_raises_only_source_error(text: str) -> None:
     file = Input("c.yaml", text)

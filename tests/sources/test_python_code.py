@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.fast_loop import examples
 from trainlint.assemble import assemble
 from trainlint.errors import SourceError
 from trainlint.estimate import estimate
@@ -369,13 +370,13 @@ _WORDS = st.sampled_from([
 ])  # fmt: skip
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_WORDS, max_size=60).map("".join))
 def test_random_python_ish_text_only_raises_source_error(text: str) -> None:
     _check(text)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.text(max_size=300))
 def test_random_text_only_raises_source_error(text: str) -> None:
     _check("batch_size = 1\nblock_size = 2\n" + text)
@@ -416,7 +417,7 @@ _STATEMENTS = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_STATEMENTS, min_size=1, max_size=8).map("\n".join))
 def test_random_valid_python_never_raises(text: str) -> None:
     ast.parse(text)  # the grammar only makes valid Python

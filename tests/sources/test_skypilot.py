@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import CORPUS
+from tests.fast_loop import examples
 from trainlint.errors import SourceError
 from trainlint.sources import finish, skypilot
 from trainlint.sources.base import Document, Input
@@ -252,7 +253,7 @@ _VALUES = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(_KEYS, _VALUES, max_size=8), st.sampled_from(["|", ">", ""]))
 def test_random_tasks_never_raise(data: dict[str, Any], style: str) -> None:
     text = yaml.safe_dump(data)

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.fast_loop import examples
 from trainlint.errors import SourceError
 from trainlint.sources.structured import MAX_DEPTH, Tagged, load_json, load_yaml
 
@@ -110,7 +111,7 @@ json_values = st.recursive(
 
 
 @given(json_values, st.integers(min_value=0, max_value=4))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 def test_json_round_trips_with_a_position_for_every_key(value: object, indent: int) -> None:
     text = json.dumps(value, indent=indent or None, ensure_ascii=False)
     tree = load_json(text)
@@ -123,7 +124,7 @@ def test_json_round_trips_with_a_position_for_every_key(value: object, indent: i
 
 
 @given(st.text(max_size=300))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_arbitrary_text_never_raises_anything_but_source_error(text: str) -> None:
     for load in (load_yaml, load_json):
         try:

@@ -11,6 +11,7 @@ import tomlkit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.fast_loop import examples
 from trainlint.discover import discover
 from trainlint.errors import SourceError
 from trainlint.sources import read_document, torchtitan
@@ -205,7 +206,7 @@ def _walk(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return found
 
 
-@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(NAMES, VALUES, max_size=5))
 def test_toml_tree_round_trip_locates_every_path(data: dict[str, Any]) -> None:
     text = tomlkit.dumps(data)
@@ -218,7 +219,7 @@ def test_toml_tree_round_trip_locates_every_path(data: dict[str, Any]) -> None:
         assert 1 <= line <= lines and column >= 1
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(st.text(max_size=200))
 def test_arbitrary_text_raises_only_source_error(text: str) -> None:
     try:

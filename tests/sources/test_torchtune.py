@@ -6,6 +6,7 @@ from typing import Any
 
 from hypothesis import given, settings
 
+from tests.fast_loop import examples
 from tests.sources.helpers import located, mappings, near_misses, parse_never_raises
 from trainlint.sources import hf_trainer, read_document, torchtune
 from trainlint.sources.base import Input
@@ -123,7 +124,7 @@ def test_builder_names_match_the_catalog_spelling() -> None:
     )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(mappings([*torchtune.KNOWN_KEYS, "_component_"]))
 def test_random_mappings_never_raise(data: dict[str, Any]) -> None:
     data.setdefault("model", {"_component_": "torchtune.models.llama2.llama2_7b"})
