@@ -4,6 +4,7 @@ golden files, and the Hypothesis profile of the fast loop."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -56,8 +57,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+Golden = Callable[[str, str], None]
+"""The type of the ``golden`` fixture."""
+
+
 @pytest.fixture
-def golden(request: pytest.FixtureRequest) -> object:
+def golden(request: pytest.FixtureRequest) -> Golden:
     """``golden("name.txt", text)`` compares with tests/golden/name.txt (or rewrites it)."""
     update = request.config.getoption("--update-golden")
 

@@ -25,7 +25,8 @@ PER = 100  # Hypothesis's default max_examples: the profile of the full run
 
 def examples(full: int) -> int:
     """``full`` examples in the full run, scaled by the loaded profile (at least one)."""
-    return max(1, full * settings.default.max_examples // PER)
+    profile = settings.get_profile(settings.get_current_profile_name())
+    return max(1, full * profile.max_examples // PER)
 
 
 def engines() -> list[Any]:

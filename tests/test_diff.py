@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, Golden
 from trainlint.diff import diff_check
 from trainlint.errors import ConfigError
 from trainlint.lint import CheckOptions
@@ -173,13 +173,13 @@ def test_not_a_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         diff_check([Path(".")], "main")
 
 
-def test_checkpoint_diff_comment(repo: Path, golden: object) -> None:
+def test_checkpoint_diff_comment(repo: Path, golden: Golden) -> None:
     """Acceptance: more frequent checkpoints show the cost delta and the new TL201."""
     diff = checkpoint_change(repo)
     body = render_comment(diff)
     assert body.startswith(MARKER)
     assert "TL201" in body and "checkpoint every 10 steps" in body
-    golden("comment_checkpoint_diff.md", body)  # type: ignore[operator]
+    golden("comment_checkpoint_diff.md", body)
 
 
 def test_cli_diff_mode(repo: Path) -> None:
@@ -207,9 +207,10 @@ def test_cli_diff_mode(repo: Path) -> None:
 
 def test_untouched_jobs_are_not_evaluated(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import trainlint.diff
+    import trainlint.lint
 
     checked: list[list[str]] = []
-    real = trainlint.diff.check  # type: ignore[attr-defined]
+    real = trainlint.lint.check  # what trainlint.diff imported
 
     def spy(paths: list[Path], options: CheckOptions) -> object:
         checked.append([p.as_posix() for p in paths])
@@ -229,10 +230,11 @@ def test_cli_diff_mode_hands_jobs_to_the_check_of_both_revisions(
     from click.testing import CliRunner
 
     import trainlint.lint
+    import trainlint.parallel
     from trainlint.cli import main
 
     asked: set[tuple[Path, int | None]] = set()
-    real = trainlint.lint.worker_count
+    real = trainlint.parallel.worker_count  # what trainlint.lint imported
 
     def recording(items: int, setting: int | None = None) -> int:
         asked.add((Path.cwd(), setting))

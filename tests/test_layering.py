@@ -28,7 +28,7 @@ ALLOWED = {
 @functools.cache  # each library's test reads the same files
 def imported_roots(path: Path) -> frozenset[str]:
     tree = ast.parse(path.read_text())
-    roots = set()
+    roots: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             roots.update(alias.name.split(".")[0] for alias in node.names)

@@ -92,7 +92,7 @@ def test_invalid_utf8_names_the_byte_offset_and_still_reads(tmp_path: Path) -> N
     offset = len(HF_CONFIG) + len(b"run_name: caf")
     assert f"byte offset {offset}" in message and "0xe9" in message
     assert (line, column) == (4, len("run_name: caf") + 1)
-    assert doc is not None and doc.facts  # a stray byte does not lose the config
+    assert isinstance(doc, Document) and doc.facts  # a stray byte does not lose the config
 
 
 def test_binary_file_is_not_parsed(tmp_path: Path) -> None:

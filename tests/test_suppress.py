@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -34,11 +35,11 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def run(repo: Path, config: str | None = None, **options: object) -> Report:
+def run(repo: Path, config: str | None = None, **options: Any) -> Report:  # CheckOptions'
     if config is not None:
         (repo / ".trainlint.toml").write_text(config)
     select = options.pop("select", ["TL302", "TL905"])
-    return check([Path(".")], CheckOptions(select=select, today=TODAY, **options))  # type: ignore[arg-type]
+    return check([Path(".")], CheckOptions(select=select, today=TODAY, **options))
 
 
 def rules(report: Report, suppressed: bool | None = None) -> list[tuple[str, str, int]]:

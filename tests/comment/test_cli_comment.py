@@ -136,7 +136,12 @@ def test_base_ref_defaults(
     expected: str,
 ) -> None:
     seen: list[str] = []
-    monkeypatch.setattr(posting, "diff_body", lambda paths, base, links: seen.append(base) or "b")
+
+    def diff_body(paths: object, base: str, links: object) -> str:
+        seen.append(base)
+        return "b"
+
+    monkeypatch.setattr(posting, "diff_body", diff_body)
     args = [*GITHUB, *(["--dry-run"] if dry_run else [])]
     result = invoke(args, github_env(github, **env))
     assert result.exit_code == 0, result.stderr

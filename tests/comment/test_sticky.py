@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from trainlint.comment.sticky import Comment, Plan, find_ours, plan, same_body, with_marker
+from trainlint.comment.sticky import (
+    Behavior,
+    Comment,
+    Plan,
+    find_ours,
+    plan,
+    same_body,
+    with_marker,
+)
 
 M = "<!-- trainlint-comment -->"
 
@@ -38,9 +46,9 @@ def test_update_sends_nothing_when_only_line_endings_differ() -> None:
         ("update", Plan(update=2)),
     ],
 )
-def test_behaviours(behavior: str, expected: Plan) -> None:
+def test_behaviours(behavior: Behavior, expected: Plan) -> None:
     ours = [Comment(1, f"{M}\na"), Comment(2, f"{M}\nb")]
-    assert plan(ours, f"{M}\nc", behavior) == expected  # type: ignore[arg-type]
+    assert plan(ours, f"{M}\nc", behavior) == expected
 
 
 def test_no_comment_yet_creates_one() -> None:

@@ -517,7 +517,8 @@ def test_the_shipped_pack_passes_the_load_check_it_skips(name: str) -> None:
     assert shipped(pack.modules)
     engine = create_engine(name, pack)
     assert not isinstance(engine, GuardedEngine)
-    type(engine)(pack, check=True)  # type: ignore[call-arg]  # PolicyError if a module broke
+    # PolicyError if a module broke:
+    type(engine)(pack, check=True)  # type: ignore[call-arg]  # a backend's __init__ takes check=
 
 
 def test_normalise_makes_engine_numbers_comparable() -> None:

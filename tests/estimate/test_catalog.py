@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -355,17 +356,17 @@ def test_head_dim_rows_are_exact_from_dims(name: str, published: float) -> None:
 
 
 def test_params_from_dims_options_add_the_named_weights() -> None:
-    base = {"ffn_hidden": 300, "heads": 4, "kv_heads": 2, "glu": True}
-    plain = params_from_dims(1, 100, 10, **base)  # type: ignore[arg-type]
+    base: dict[str, Any] = {"ffn_hidden": 300, "heads": 4, "kv_heads": 2, "glu": True}
+    plain = params_from_dims(1, 100, 10, **base)
     # head_dim 32: q/o 100 x 128, k/v 100 x 64 instead of 100 x 100 and 100 x 50
-    wide = params_from_dims(1, 100, 10, **base, head_dim=32)  # type: ignore[arg-type]
+    wide = params_from_dims(1, 100, 10, **base, head_dim=32)
     assert wide - plain == 2 * 100 * (128 - 100) + 2 * 100 * (64 - 50)
-    assert params_from_dims(1, 100, 10, **base, qkv_bias=True) - plain == 100 + 2 * 50  # type: ignore[arg-type]
-    assert params_from_dims(1, 100, 10, **base, qk_norm="head") - plain == 2 * 25  # type: ignore[arg-type]
-    assert params_from_dims(1, 100, 10, **base, qk_norm="full") - plain == 100 + 50  # type: ignore[arg-type]
-    assert params_from_dims(1, 100, 10, **base, norms=4) - plain == 2 * 100  # type: ignore[arg-type]
+    assert params_from_dims(1, 100, 10, **base, qkv_bias=True) - plain == 100 + 2 * 50
+    assert params_from_dims(1, 100, 10, **base, qk_norm="head") - plain == 2 * 25
+    assert params_from_dims(1, 100, 10, **base, qk_norm="full") - plain == 100 + 50
+    assert params_from_dims(1, 100, 10, **base, norms=4) - plain == 2 * 100
     # a non-parametric LayerNorm (OLMo): no per-layer norms and no final norm
-    assert plain - params_from_dims(1, 100, 10, **base, norms=0) == 2 * 100 + 100  # type: ignore[arg-type]
+    assert plain - params_from_dims(1, 100, 10, **base, norms=0) == 2 * 100 + 100
 
 
 def _moe_shape_sum(entry: trainlint.estimate.ModelSpecEntry, active: bool) -> int:

@@ -28,6 +28,7 @@ def test_full_recompute_costs_a_quarter_of_a_compute_bound_step() -> None:
     # GPU-hours of the extra forward: steps x overhead x GPUs.
     overhead_s = est.step_time_s - rc.step_time_without_s
     assert rc.overhead_gpu_hours == pytest.approx(1000 * overhead_s * 8 / 3600)
+    assert rc.overhead_gpu_hours is not None and est.price_per_gpu_hour is not None
     assert rc.overhead_usd == pytest.approx(rc.overhead_gpu_hours * est.price_per_gpu_hour)
     assert est.sources["recompute.overhead_gpu_hours"] == "default"
 
@@ -58,7 +59,7 @@ def test_fixes_for_a_job_that_does_not_fit_each_fit_alone() -> None:
     est = estimate(job)
     assert est.memory.utilization is not None and est.memory.utilization > 1
     changes = [fix.change for fix in est.memory_fixes]
-    assert changes[0] == "zero3"
+    assert changes[0] == "zero3" and est.memory.gpu_bytes is not None
     for fix in est.memory_fixes:
         assert fix.utilization <= 0.9  # the alternatives' headroom
         assert fix.total_bytes == pytest.approx(fix.utilization * est.memory.gpu_bytes)
@@ -97,7 +98,7 @@ def test_declared_fp32_is_re_estimated_at_bf16_peak() -> None:
     assert mp.peak_ratio == pytest.approx(989 / 67)
     assert est.step_time_s is not None and mp.step_time_s is not None
     assert mp.speedup == pytest.approx(est.step_time_s / mp.step_time_s)
-    assert mp.speedup > 10
+    assert mp.speedup is not None and mp.speedup > 10
     saved = 1000 * (est.step_time_s - mp.step_time_s) * 8 / 3600
     assert mp.saved_gpu_hours == pytest.approx(saved)
     assert est.sources["mixed_precision.peak_ratio"] == "catalog"

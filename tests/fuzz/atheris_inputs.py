@@ -23,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-import atheris  # type: ignore[import-untyped,unused-ignore]
+import atheris
 
 with atheris.instrument_imports():
     from trainlint.config import find_config

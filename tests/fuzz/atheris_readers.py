@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-import atheris  # type: ignore[import-untyped,unused-ignore]
+import atheris
 
 with atheris.instrument_imports():
     from trainlint.read import read_file

@@ -96,7 +96,7 @@ def test_read_file_turns_a_reader_crash_into_tl901(
     path = tmp_path / "run.sh"
     path.write_text("#!/bin/bash\n")
     doc = read_file(path)
-    assert doc is not None and "internal error" in doc.errors[0].message
+    assert isinstance(doc, Document) and "internal error" in doc.errors[0].message
 
 
 def _read_bytes(name: str, data: bytes) -> Document | Skipped:

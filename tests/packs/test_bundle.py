@@ -43,10 +43,11 @@ import rego.v1
 
 test_fires if count(findings) == 1 with input as {"x": 5}
 """
-MANIFEST = {
+METADATA = {"name": "sample", "version": "1.2.0", "description": "A sample pack."}
+MANIFEST: dict[str, object] = {
     "revision": "7",
     "roots": ["trainlint/rules/sample_rule", "trainlint/params/sample_rule"],
-    "metadata": {"name": "sample", "version": "1.2.0", "description": "A sample pack."},
+    "metadata": METADATA,
 }
 
 
@@ -166,7 +167,7 @@ def test_min_trainlint_version() -> None:
 
 
 def test_too_new_pack_is_refused_on_load(tmp_path: Path) -> None:
-    metadata = {**MANIFEST["metadata"], "min_trainlint_version": "999.0"}  # type: ignore[dict-item]
+    metadata = {**METADATA, "min_trainlint_version": "999.0"}
     root = write_pack(tmp_path / "p", {**MANIFEST, "metadata": metadata})
     with pytest.raises(PolicyError, match=re.escape("needs trainlint >= 999.0")):
         load_pack(root)

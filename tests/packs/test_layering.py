@@ -24,7 +24,8 @@ def org(name: str, params: dict[str, Any], locks: dict[str, Any] | None = None) 
 
 
 def params_of(pack: Pack) -> dict[str, Any]:
-    return pack.data["trainlint"]["params"]  # type: ignore[no-any-return]
+    params: dict[str, Any] = pack.data["trainlint"]["params"]
+    return params
 
 
 ACME = org(
@@ -50,7 +51,8 @@ def test_org_pack_overrides_builtin_params_and_keeps_the_rest() -> None:
     assert params["missing_cost_tags"]["required_tags"] == ["team", "project", "cost-center"]
     assert params["log_every_step"] == params_of(BUILTIN)["log_every_step"]
     assert violations == []
-    assert locks.rule("TL401") is not None and locks.rule("TL401").approvers == ("platform-team",)  # type: ignore[union-attr]
+    lock = locks.rule("TL401")
+    assert lock is not None and lock.approvers == ("platform-team",)
     assert pack.rules == BUILTIN.rules
 
 

@@ -156,7 +156,9 @@ def test_tampered_tarball_is_refused(
     tampered = tmp_path / "tampered.tar.gz"
     with tarfile.open(archive) as source, tarfile.open(tampered, "w:gz") as target:
         for info in source.getmembers():
-            content = source.extractfile(info).read()  # type: ignore[union-attr]
+            member = source.extractfile(info)
+            assert member is not None, info.name  # the pack archive holds files only
+            content = member.read()
             if info.name == "/sample_rule.rego":
                 content = content.replace(b"limit", b"limit * 100")
                 info.size = len(content)

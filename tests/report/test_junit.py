@@ -177,7 +177,8 @@ def test_text_is_escaped_and_control_characters_replaced() -> None:
     failure = root.find(".//failure")
     assert failure is not None
     assert failure.get("message") == "a <b> & \"c\" 'd' line two\ufffd\ufffd ≥ 2 workers"
-    assert root.find("testsuite").get("name") == 'j"<&>'  # type: ignore[union-attr]
+    suite = root.find("testsuite")
+    assert suite is not None and suite.get("name") == 'j"<&>'
 
 
 def test_run_errors_are_error_cases() -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import Golden
 from tests.report.canonical import canonical_report
 from trainlint.findings import Finding, Waste
 from trainlint.report import renderer
@@ -14,11 +15,11 @@ from trainlint.report.markdown import MARKER, render, render_comment
 from trainlint.results import DiffReport, JobCost, JobDiff
 
 
-def test_golden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, golden: object) -> None:
+def test_golden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, golden: Golden) -> None:
     text = render(canonical_report(tmp_path, monkeypatch))
     assert "| ⚠️ | TL201 `checkpoint-too-frequent` |" in text
     assert "8\N{MULTIPLICATION SIGN} H100-SXM" in text and "1 suppressed" in text
-    golden("report_markdown.md", text)  # type: ignore[operator]
+    golden("report_markdown.md", text)
 
 
 def test_discovered_as_a_format() -> None:

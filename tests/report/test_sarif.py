@@ -176,7 +176,9 @@ def test_fingerprint_is_stable_across_lines_and_distinct_per_job() -> None:
      ("waiver", "external"), ("baseline", "external")],
 )  # fmt: skip
 def test_suppressions(kind: str, expected: str, validator: jsonschema.protocols.Validator) -> None:
-    suppression = Suppression(kind=kind, reason="known", approved_by="ops", source="a.yaml:3")  # type: ignore[arg-type]
+    suppression = Suppression.model_validate(
+        {"kind": kind, "reason": "known", "approved_by": "ops", "source": "a.yaml:3"}
+    )
     log = render(Report(findings=[_finding(suppression=suppression)]))
     validator.validate(log)
     (entry,) = log["runs"][0]["results"][0]["suppressions"]

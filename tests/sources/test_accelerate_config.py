@@ -16,12 +16,12 @@ from tests.sources.test_hf_and_deepspeed import (
 )
 from trainlint.sources import accelerate_config, read_document
 from trainlint.sources.accelerate_config import sharding_stage
-from trainlint.sources.base import Input
+from trainlint.sources.base import Document, Input
 
 
 def test_fsdp_two_nodes_facts_positions_and_typos() -> None:
     doc = read_document(fixture("accelerate/fsdp_two_nodes.yaml"))
-    assert doc is not None and doc.format == "accelerate" and doc.role == "config"
+    assert isinstance(doc, Document) and doc.format == "accelerate" and doc.role == "config"
     assert located(doc) == {
         "/training/parallelism/strategy": ("fsdp", 2, 1),
         "/training/activation_checkpointing": (True, 4, 3),
@@ -40,7 +40,7 @@ def test_fsdp_two_nodes_facts_positions_and_typos() -> None:
 
 def test_deepspeed_plugin_and_reference() -> None:
     doc = read_document(fixture("accelerate/deepspeed_ref.yaml"))
-    assert doc is not None and doc.format == "accelerate"
+    assert isinstance(doc, Document) and doc.format == "accelerate"
     got = located(doc)
     assert got["/training/parallelism/strategy"] == ("deepspeed", 8, 1)
     assert got["/training/parallelism/zero_stage"] == (3, 7, 3)
@@ -57,7 +57,7 @@ def test_deepspeed_plugin_and_reference() -> None:
 
 def test_single_gpu_and_unstated_machines() -> None:
     doc = read_document(Input("default_config.yaml", 'distributed_type: "NO"\nnum_processes: 1\n'))
-    assert doc is not None and doc.format == "accelerate"
+    assert isinstance(doc, Document) and doc.format == "accelerate"
     assert located(doc) == {"/resources/world_size": (1, 2, 1)}  # NO: no strategy, no node count
 
 
@@ -70,7 +70,7 @@ def test_sharding_names_numbers_and_fsdp2_flag() -> None:
 def test_interpolation_is_unknown() -> None:
     text = "distributed_type: MULTI_GPU\nnum_processes: ${oc.env:NPROC}\nnum_machines: 1\n"
     doc = read_document(Input("acc.yaml", text))
-    assert doc is not None and "/resources/world_size" not in located(doc)
+    assert isinstance(doc, Document) and "/resources/world_size" not in located(doc)
 
 
 def test_recognition_by_content_only() -> None:
@@ -81,7 +81,7 @@ def test_recognition_by_content_only() -> None:
     assert accelerate_config.recognise(Input("x.json", '{"distributed_type": "FSDP"}')) == 0
     hf = "per_device_train_batch_size: 2\nsave_steps: 10\nlogging_steps: 1\n"
     doc = read_document(Input("sft.yaml", hf))
-    assert doc is not None and doc.format == "hf-trainer"
+    assert isinstance(doc, Document) and doc.format == "hf-trainer"
 
 
 _KEYS = [*sorted(accelerate_config.TOP_KEYS), "fsdp_config", "deepspeed_config"]

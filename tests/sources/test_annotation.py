@@ -8,7 +8,7 @@ from trainlint.sources.base import Document, Input
 
 def read(name: str, text: str) -> Document:
     doc = read_document(Input(name, text))
-    assert doc is not None
+    assert isinstance(doc, Document)
     return doc
 
 

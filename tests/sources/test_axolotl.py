@@ -15,12 +15,12 @@ from tests.sources.test_hf_and_deepspeed import (
     parse_never_raises,
 )
 from trainlint.sources import axolotl, read_document
-from trainlint.sources.base import Input
+from trainlint.sources.base import Document, Input
 
 
 def test_lora_fsdp_facts_and_positions() -> None:
     doc = read_document(fixture("axolotl/lora_fsdp.yaml"))
-    assert doc is not None and doc.format == "axolotl" and doc.role == "config"
+    assert isinstance(doc, Document) and doc.format == "axolotl" and doc.role == "config"
     got = located(doc)
     assert {p: got[p] for p in got if not p.startswith("/training/optimizer/")} == {
         "/model/name": ("meta-llama/Llama-3.1-8B", 1, 1),
@@ -53,7 +53,7 @@ def test_lora_fsdp_facts_and_positions() -> None:
 
 def test_deepspeed_reference_auto_and_interpolation_are_unknown() -> None:
     doc = read_document(fixture("axolotl/deepspeed_auto.yaml"))
-    assert doc is not None and doc.format == "axolotl"
+    assert isinstance(doc, Document) and doc.format == "axolotl"
     got = located(doc)
     assert "/model/name" not in got  # ${oc.env:BASE_MODEL}
     assert "/training/precision" not in got  # bf16: auto
@@ -68,7 +68,7 @@ def test_deepspeed_reference_auto_and_interpolation_are_unknown() -> None:
 def test_cloud_yaml() -> None:
     text = "provider: baseten\ngpu: h100\ngpu_count: 8\nnode_count: 2\ntimeout: 7200\n"
     doc = read_document(Input("cloud.yaml", text))
-    assert doc is not None and doc.format == "axolotl"
+    assert isinstance(doc, Document) and doc.format == "axolotl"
     assert {k: v for k, v in located(doc).items() if k != "/resources/scheduler"} == {
         "/resources/gpu/model": ("H100-SXM", 2, 1),
         "/resources/gpus_per_node": (8, 3, 1),
@@ -77,13 +77,13 @@ def test_cloud_yaml() -> None:
     }
     assert ("/resources/scheduler", "axolotl-cloud") in [(f.pointer, f.value) for f in doc.facts]
     typo = read_document(Input("c.yaml", text + "gpu_cont: 2\n"))
-    assert typo is not None and near_misses(typo) == [("gpu_cont", "gpu_count", 6)]
+    assert isinstance(typo, Document) and near_misses(typo) == [("gpu_cont", "gpu_count", 6)]
 
 
 def test_use_wandb_false_turns_wandb_off() -> None:
     text = "base_model: x\nmicro_batch_size: 1\nwandb_project: p\nuse_wandb: false\n"
     doc = read_document(Input("a.yaml", text))
-    assert doc is not None and "/logging/reporters" not in located(doc)
+    assert isinstance(doc, Document) and "/logging/reporters" not in located(doc)
 
 
 def test_recognition_beats_hf_and_spares_others() -> None:
@@ -92,7 +92,7 @@ def test_recognition_beats_hf_and_spares_others() -> None:
         "save_total_limit: 2\nwarmup_ratio: 0.1\nlearning_rate: 1e-4\noutput_dir: out\n"
     )
     doc = read_document(Input("a.yaml", many_hf))
-    assert doc is not None and doc.format == "axolotl"
+    assert isinstance(doc, Document) and doc.format == "axolotl"
     hf = "model_name_or_path: x\nper_device_train_batch_size: 2\nsave_steps: 10\n"
     assert axolotl.recognise(Input("sft.yaml", hf)) == 0
     assert axolotl.recognise(Input("z.json", '{"base_model": "x", "micro_batch_size": 1}')) == 0

@@ -48,7 +48,8 @@ def test_recognition_rate_and_coverage_table(capsys: pytest.CaptureFixture[str])
         if isinstance(doc, Document) and doc.format in allowed:
             hits[source] += 1
         else:
-            misses.append(f"{source}/{path.name}: {getattr(doc, 'format', doc.reason)}")
+            why = doc.format if isinstance(doc, Document) else doc.reason
+            misses.append(f"{source}/{path.name}: {why}")
     with capsys.disabled():
         print("\ncorpus recognition by source")
         for source in sorted(seen):
@@ -67,7 +68,7 @@ LABEL_IDS = [label["file"] for _, label in LABELLED]
 @pytest.mark.parametrize(("source", "label"), LABELLED, ids=LABEL_IDS)
 def test_labelled_facts(source: str, label: dict[str, Any]) -> None:
     doc = read_file(CORPUS / label["file"])
-    assert doc is not None and not doc.errors, label["file"]
+    assert isinstance(doc, Document) and not doc.errors, label["file"]
     assert doc.format == label["format"]
     values = last_values(doc)
     expected = label.get("facts", {})

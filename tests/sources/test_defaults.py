@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from trainlint.assemble import Workspace, assemble, build_job
+from trainlint.assemble import assemble, build_job
 from trainlint.discover import discover
 from trainlint.job import Location
+from trainlint.read import Workspace
 from trainlint.sources import read_document
 from trainlint.sources.base import Document, DocumentDefault, Input
 

@@ -7,12 +7,12 @@ import pytest
 
 from tests.sources.helpers import located
 from trainlint.sources import read_document
-from trainlint.sources.base import Input
+from trainlint.sources.base import Document, Input
 
 
 def features(path: str, text: str) -> dict[str, tuple[str, int, int]]:
     doc = read_document(Input(path, text))
-    assert doc is not None
+    assert isinstance(doc, Document)
     return {
         pointer: value
         for pointer, value in located(doc).items()

@@ -23,7 +23,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "gpt-neox"
 def read(name: str) -> Document:
     path = FIXTURES / name
     doc = read_document(Input(str(path), path.read_text()))
-    assert doc is not None and not doc.errors
+    assert isinstance(doc, Document) and not doc.errors
     return doc
 
 
@@ -127,7 +127,7 @@ def test_recognition_beats_deepspeed_on_neox_json_and_leaves_plain_files_alone()
 def test_corpus_files_have_no_near_miss_keys() -> None:
     for path in sorted((CORPUS / "gpt-neox").iterdir()):
         doc = read_document(Input(str(path), path.read_text()))
-        assert doc is not None and doc.format == "gpt-neox", path.name
+        assert isinstance(doc, Document) and doc.format == "gpt-neox", path.name
         assert doc.unknown_keys == [], path.name
 
 

@@ -108,7 +108,7 @@ def facts(doc: Document) -> dict[str, tuple[object, int, int]]:
 
 def test_hf_yaml_facts_and_reference() -> None:
     doc = read_document(Input("sft.yaml", HF_YAML))
-    assert doc is not None and doc.format == "hf-trainer" and doc.role == "config"
+    assert isinstance(doc, Document) and doc.format == "hf-trainer" and doc.role == "config"
     assert facts(doc) == {
         "/model/name": ("meta-llama/Meta-Llama-3-8B", 1, 1),
         "/training/precision": ("bf16", 2, 1),
@@ -130,7 +130,7 @@ def test_hf_yaml_facts_and_reference() -> None:
 
 def test_hf_json_has_json_positions() -> None:
     doc = read_document(Input("args.json", '{\n  "output_dir": "out",\n  "save_steps": 10\n}'))
-    assert doc is not None and facts(doc)["/checkpoint/every_steps"] == (10.0, 3, 3)
+    assert isinstance(doc, Document) and facts(doc)["/checkpoint/every_steps"] == (10.0, 3, 3)
 
 
 _HF = "output_dir: out\nper_device_train_batch_size: 4\nsave_steps: 500\n"
@@ -151,19 +151,19 @@ def test_hf_fp32_only_when_both_half_precisions_are_written_false(
     extra: str, expected: tuple[object, int, int] | None
 ) -> None:
     doc = read_document(Input("sft.yaml", _HF + extra))
-    assert doc is not None and doc.format == "hf-trainer"
+    assert isinstance(doc, Document) and doc.format == "hf-trainer"
     assert facts(doc).get("/training/precision") == expected
 
 
 def test_hf_fp32_in_json() -> None:
     text = '{"output_dir": "o", "save_steps": 10, "bf16": false, "fp16": false}'
     doc = read_document(Input("args.json", text))
-    assert doc is not None and facts(doc)["/training/precision"] == ("fp32", 1, 54)
+    assert isinstance(doc, Document) and facts(doc)["/training/precision"] == ("fp32", 1, 54)
 
 
 def test_deepspeed_facts_auto_is_unknown() -> None:
     doc = read_document(Input("ds.json", DS_JSON))
-    assert doc is not None and doc.format == "deepspeed" and doc.role == "deepspeed"
+    assert isinstance(doc, Document) and doc.format == "deepspeed" and doc.role == "deepspeed"
     got = facts(doc)
     assert "/training/micro_batch_size" not in got  # "auto": the trainer config decides
     assert got["/training/grad_accum_steps"] == (4, 3, 3)
@@ -220,7 +220,7 @@ def test_a_broken_file_that_is_no_training_config_is_skipped_not_an_error(
 def test_hf_near_misses_name_the_key_meant() -> None:
     text = "per_device_train_batch_size: 2\nsave_step: 10\nloging_steps: 1\nlora_rr: 8\n"
     doc = read_document(Input("sft.yaml", text))
-    assert doc is not None and doc.format == "hf-trainer"
+    assert isinstance(doc, Document) and doc.format == "hf-trainer"
     assert near_misses(doc) == [
         ("save_step", "save_steps", 2),
         ("loging_steps", "logging_steps", 3),
@@ -262,7 +262,7 @@ def test_hf_yields_to_formats_with_their_own_marks() -> None:
 
 def test_hf_interpolation_is_unknown() -> None:
     doc = read_document(Input("a.yaml", "save_steps: ${oc.env:EVERY}\nmodel_name_or_path: ${m}\n"))
-    assert doc is not None and doc.facts == []
+    assert isinstance(doc, Document) and doc.facts == []
 
 
 def test_deepspeed_near_misses_top_level_and_zero() -> None:
@@ -272,7 +272,7 @@ def test_deepspeed_near_misses_top_level_and_zero() -> None:
         '    "stage3_prefetch_bucket_sze": 5e7\n  }\n}'
     )
     doc = read_document(Input("ds.json", text))
-    assert doc is not None and doc.format == "deepspeed"
+    assert isinstance(doc, Document) and doc.format == "deepspeed"
     assert near_misses(doc) == [
         ("gradient_acumulation_steps", "gradient_accumulation_steps", 3),
         ("overlap_com", "overlap_comm", 6),
@@ -286,7 +286,7 @@ def test_bing_bert_schedule_json_gives_model_dimensions() -> None:
         ' "num_attention_heads": 16}, "mixed_seq_training": {"128": {"num_epochs": 1}}}'
     )
     doc = read_document(Input("bert_large.json", text))
-    assert doc is not None and doc.format == "deepspeed" and doc.role == "config"
+    assert isinstance(doc, Document) and doc.format == "deepspeed" and doc.role == "config"
     assert {f.pointer: f.value for f in doc.facts} == {
         "/name": "bert", "/model/hidden": 1024, "/model/layers": 24, "/model/heads": 16,
     }  # fmt: skip

@@ -24,7 +24,7 @@ CONF = Path(__file__).parent / "fixtures" / "hydra" / "conf"
 def read(relative: str) -> Document:
     path = CONF / relative
     doc = read_document(Input(str(path), path.read_text()))
-    assert doc is not None
+    assert isinstance(doc, Document)
     return doc
 
 
@@ -126,7 +126,7 @@ def test_flattened_group_files(tmp_path: Path) -> None:
     (tmp_path / "configs__trainer__gpu.yaml").write_text("accelerator: gpu\ndevices: 4\n")
     path = tmp_path / "configs__train.yaml"
     doc = read_document(Input(str(path), path.read_text()))
-    assert doc is not None and doc.format == "hydra"
+    assert isinstance(doc, Document) and doc.format == "hydra"
     facts = {f.pointer: (f.value, Path(f.location.file).name, f.location.line) for f in doc.facts}
     assert facts == {
         "/training/epochs": (3.0, "configs__train.yaml", 5),
@@ -140,7 +140,7 @@ def test_typo_in_a_trainer_group_file(tmp_path: Path) -> None:
     path = tmp_path / "trainer" / "fast.yaml"
     path.write_text("_target_: lightning.pytorch.Trainer\ndevicse: 2\nmax_epochs: 1\n")
     doc = read_document(Input(str(path), path.read_text()))
-    assert doc is not None and near_misses(doc) == [("devicse", "devices", 2)]
+    assert isinstance(doc, Document) and near_misses(doc) == [("devicse", "devices", 2)]
 
 
 def test_recognition() -> None:

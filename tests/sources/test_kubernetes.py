@@ -160,7 +160,7 @@ def test_a_training_document_after_other_documents_is_recognised_and_read() -> N
         "          resources: {limits: {nvidia.com/gpu: 8}}\n"
     )
     doc = read_document(Input("all.yaml", text))
-    assert doc is not None and doc.format == "kubernetes"
+    assert isinstance(doc, Document) and doc.format == "kubernetes"
     assert values(doc) == {
         "/name": "j",
         "/resources/nodes": 4,
@@ -340,7 +340,7 @@ def test_a_file_with_several_workloads_reads_the_first_only() -> None:
         "          resources: {limits: {nvidia.com/gpu: 8}}\n"
     )
     doc = read_document(Input("jobs.yaml", text))
-    assert doc is not None
+    assert isinstance(doc, Document)
     facts = {f.pointer: f.value for f in doc.facts}
     assert facts["/name"] == "first" and facts["/resources/gpus_per_node"] == 2
     assert "/resources/time_limit_s" not in facts

@@ -634,7 +634,7 @@ def test_recognise(name: str, text: str, confidence: float) -> None:
 def test_registry_reads_scripts_as_launch_scripts() -> None:
     assert launch_script.FORMAT in all_sources()
     doc = read_document(Input("train.sh", (SCRIPTS / "deepspeed_launcher.sh").read_text()))
-    assert doc is not None and doc.format == "launch-script"
+    assert isinstance(doc, Document) and doc.format == "launch-script"
 
 
 ADVERSARIAL = [
@@ -718,8 +718,8 @@ def test_oversized_input_is_a_source_error() -> None:
 
 def check_locations(doc: Document, text: str) -> None:
     lines = text.split("\n")
-    for item in [*doc.facts, *doc.references]:
-        line, column = item.location.line, item.location.column
+    for item in [*(f.location for f in doc.facts), *(r.location for r in doc.references)]:
+        line, column = item.line, item.column
         assert 1 <= line <= len(lines), item
         assert 1 <= column <= len(lines[line - 1]) + 1, item
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from tests.fast_loop import examples
 from tests.sources.helpers import located, mappings, near_misses, parse_never_raises
 from trainlint.sources import hf_trainer, lightning, read_document
-from trainlint.sources.base import Input
+from trainlint.sources.base import Document, Input
 
 CLI = """\
 seed_everything: 1234
@@ -56,7 +56,7 @@ optimizer:
 
 def test_cli_facts_with_positions() -> None:
     doc = read_document(Input("fit.yaml", CLI))
-    assert doc is not None and doc.format == "lightning"
+    assert isinstance(doc, Document) and doc.format == "lightning"
     assert located(doc) == {
         "/training/seed": (1234, 1, 1),
         "/resources/gpus_per_node": (8, 4, 3),

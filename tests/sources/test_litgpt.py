@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from tests.fast_loop import examples
 from tests.sources.helpers import located, mappings, near_misses, parse_never_raises
 from trainlint.sources import hf_trainer, litgpt, read_document
-from trainlint.sources.base import Input
+from trainlint.sources.base import Document, Input
 
 CONFIG = """\
 checkpoint_dir: checkpoints/meta-llama/Meta-Llama-3.1-8B
@@ -45,7 +45,7 @@ seed: 1337
 
 def test_finetune_facts_with_positions() -> None:
     doc = read_document(Input("qlora.yaml", CONFIG))
-    assert doc is not None and doc.format == "litgpt"
+    assert isinstance(doc, Document) and doc.format == "litgpt"
     assert located(doc) == {
         "/model/name": ("meta-llama/Meta-Llama-3.1-8B", 1, 1),
         "/training/precision": ("bf16-true", 3, 1),

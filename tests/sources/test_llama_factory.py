@@ -15,12 +15,12 @@ from tests.sources.test_hf_and_deepspeed import (
     parse_never_raises,
 )
 from trainlint.sources import llama_factory, read_document
-from trainlint.sources.base import Input
+from trainlint.sources.base import Document, Input
 
 
 def test_lora_sft_facts_positions_reference_and_typo() -> None:
     doc = read_document(fixture("llama-factory/lora_sft.yaml"))
-    assert doc is not None and doc.format == "llama-factory" and doc.role == "config"
+    assert isinstance(doc, Document) and doc.format == "llama-factory" and doc.role == "config"
     assert located(doc) == {
         "/model/name": ("Qwen/Qwen3-4B-Instruct-2507", 2, 1),
         "/model/quantization_bits": (4, 3, 1),
@@ -47,7 +47,7 @@ def test_lora_sft_facts_positions_reference_and_typo() -> None:
 
 def test_megatron_mode() -> None:
     doc = read_document(fixture("llama-factory/megatron.yaml"))
-    assert doc is not None and doc.format == "llama-factory"
+    assert isinstance(doc, Document) and doc.format == "llama-factory"
     got = located(doc)
     assert got["/training/parallelism/tensor"] == (2, 6, 1)
     assert got["/training/parallelism/pipeline"] == (4, 7, 1)
@@ -57,7 +57,7 @@ def test_megatron_mode() -> None:
 
 def test_v1_schema_and_its_references() -> None:
     doc = read_document(fixture("llama-factory/v1_fsdp2.yaml"))
-    assert doc is not None and doc.format == "llama-factory"
+    assert isinstance(doc, Document) and doc.format == "llama-factory"
     assert located(doc) == {
         "/model/name": ("Qwen/Qwen3-0.6B", 1, 1),
         "/training/parallelism/strategy": ("fsdp", 4, 3),
@@ -75,7 +75,7 @@ def test_v1_schema_and_its_references() -> None:
 def test_v1_dataset_file_is_recognised_without_facts() -> None:
     text = "identity:\n  path: data/identity.json\n  source: local\n  converter: alpaca\n"
     doc = read_document(Input("data/v1_sft_demo.yaml", text))
-    assert doc is not None and doc.format == "llama-factory" and doc.facts == []
+    assert isinstance(doc, Document) and doc.format == "llama-factory" and doc.facts == []
 
 
 def test_recognition() -> None:
@@ -83,14 +83,14 @@ def test_recognition() -> None:
     assert llama_factory.recognise(Input("sft.yaml", hf)) == 0
     lf = hf + "stage: sft\n"
     doc = read_document(Input("sft.yaml", lf))
-    assert doc is not None and doc.format == "llama-factory"
+    assert isinstance(doc, Document) and doc.format == "llama-factory"
     assert llama_factory.recognise(Input("x.json", '{"stage": "sft", "cutoff_len": 1}')) == 0
 
 
 def test_interpolation_and_auto_are_unknown() -> None:
     text = "stage: sft\ncutoff_len: ${oc.env:LEN}\nmodel_name_or_path: ${m}\nbf16: auto\n"
     doc = read_document(Input("x.yaml", text))
-    assert doc is not None and doc.format == "llama-factory" and doc.facts == []
+    assert isinstance(doc, Document) and doc.format == "llama-factory" and doc.facts == []
 
 
 _KEYS = [*sorted(llama_factory.KNOWN_KEYS)[:500], "dist_config", "train_dataset"]

@@ -10,7 +10,7 @@ import pytest
 
 from trainlint.job import Location
 from trainlint.sources import launch_script, megatron, read_document
-from trainlint.sources.base import Input
+from trainlint.sources.base import Document, Input
 
 SCRIPT = Path(__file__).parent / "fixtures" / "megatron" / "pretrain_gpt3.sh"
 HERE = Location(file="run.sh", line=3, column=5)
@@ -18,7 +18,7 @@ HERE = Location(file="run.sh", line=3, column=5)
 
 def test_array_flags_land_with_their_positions() -> None:
     doc = read_document(Input(str(SCRIPT), SCRIPT.read_text()))
-    assert doc is not None and doc.format == "launch-script"
+    assert isinstance(doc, Document) and doc.format == "launch-script"
     rows = [
         (f.pointer, f.value, f.location.line, f.location.column)
         for f in doc.facts
@@ -88,7 +88,7 @@ def test_hf_flags_keep_their_hf_meaning() -> None:
     assert facts == []
     text = "#!/bin/bash\npython train.py --seed 7 --fp16 --save_steps 5 --micro-batch-size 2\n"
     doc = read_document(Input("run.sh", text))
-    assert doc is not None
+    assert isinstance(doc, Document)
     found = [(f.pointer, f.value) for f in doc.facts if not f.pointer.startswith("/launcher/")]
     assert found == [
         ("/training/seed", 7),

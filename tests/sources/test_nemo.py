@@ -128,7 +128,7 @@ def test_recognition(text: str, expected: float) -> None:
 def test_corpus_files_have_no_near_miss_keys() -> None:
     for path in sorted((CORPUS / "nemo").iterdir()):
         doc = read_document(Input(str(path), path.read_text()))
-        assert doc is not None and doc.format == "nemo", path.name
+        assert isinstance(doc, Document) and doc.format == "nemo", path.name
         assert doc.unknown_keys == [], path.name
 
 

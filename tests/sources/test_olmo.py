@@ -141,7 +141,7 @@ def test_recognition(text: str, expected: float) -> None:
 def test_corpus_files_have_no_near_miss_keys() -> None:
     for path in sorted((CORPUS / "olmo").iterdir()):
         doc = read_document(Input(str(path), path.read_text()))
-        assert doc is not None and doc.format == "olmo", path.name
+        assert isinstance(doc, Document) and doc.format == "olmo", path.name
         assert doc.unknown_keys == [], path.name
 
 

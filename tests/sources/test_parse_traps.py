@@ -15,7 +15,7 @@ pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is
 
 def read(relative: str) -> Document:
     doc = read_file(CORPUS / relative)
-    assert doc is not None
+    assert isinstance(doc, Document)
     return doc
 
 
@@ -51,7 +51,7 @@ def test_interpolations_are_not_literal_values() -> None:
     for relative in ("nemo", "lightning-hydra-template", "torchtune", "olmo"):
         for path in sorted((CORPUS / relative).iterdir()):
             doc = read_file(path)
-            assert doc is not None
+            assert isinstance(doc, Document)
             literal = [f.pointer for f in doc.facts if isinstance(f.value, str) and "${" in f.value]
             assert literal == [], f"{path.name}: {literal}"
 

@@ -22,12 +22,12 @@ from trainlint.sources.structured import MAX_BYTES
 FIXTURES = Path(__file__).parent / "fixtures" / "python"
 
 
-def read(name: str, text: str | None = None) -> Document | None:
+def read(name: str, text: str | None = None) -> Document | Skipped:
     return read_document(Input(name, (FIXTURES / name).read_text() if text is None else text))
 
 
-def facts(doc: Document | None) -> list[tuple[str, object, int, int]]:
-    assert doc is not None and doc.format == "python" and doc.role == "config", doc
+def facts(doc: Document | Skipped) -> list[tuple[str, object, int, int]]:
+    assert isinstance(doc, Document) and doc.format == "python" and doc.role == "config", doc
     found = [(f.pointer, f.value, f.location.line, f.location.column) for f in doc.facts]
     return sorted(found, key=lambda f: (f[2], f[3], f[0]))
 
@@ -51,7 +51,7 @@ def test_nanogpt_config_module() -> None:
         ("/training/precision", "bf16", 23, 1),
         ("/training/compile", True, 24, 1),
     ]
-    assert doc is not None and doc.confidence == 0.8
+    assert isinstance(doc, Document) and doc.confidence == 0.8
     assert [(u.key, u.suggestion, u.line, u.column) for u in doc.unknown_keys] == [
         ("n_layers", "n_layer", 25, 1)
     ]
@@ -76,7 +76,7 @@ def test_nanogpt_model_gets_the_default_vocabulary_and_an_estimated_size(in_tmp:
 )  # fmt: skip
 def test_nanogpt_vocabulary_is_not_defaulted_where_train_py_takes_another(extra: str) -> None:
     doc = read_document(Input("train_x.py", _SCRATCH + extra))
-    assert doc is not None
+    assert isinstance(doc, Document)
     assert not [f for f in doc.facts if f.pointer == "/model/source"]
     assert [f.value for f in doc.facts if f.pointer == "/model/vocab"] in ([], [32000])
 
@@ -95,7 +95,8 @@ def test_nanogpt_train_script_reads_only_what_is_unconditional() -> None:
         ("/env/NCCL_DEBUG", "INFO", 17, 1),
         ("/logging/anomaly_detection", True, 28, 5),  # the __main__ guard is not a condition
     ]
-    assert doc is not None and doc.unknown_keys == []  # code, not a config module: ptdtype is fine
+    # Code, not a config module: ptdtype is fine.
+    assert isinstance(doc, Document) and doc.unknown_keys == []
 
 
 def test_trl_sft_config_keywords_and_reference() -> None:
@@ -113,7 +114,7 @@ def test_trl_sft_config_keywords_and_reference() -> None:
         ("/logging/reporters", ["wandb"], 22, 9),
         ("/training/parallelism/strategy", "deepspeed", 23, 9),
     ]  # seed=MODEL is a name, not a literal: unknown
-    assert doc is not None and doc.confidence == 0.9
+    assert isinstance(doc, Document) and doc.confidence == 0.9
     assert [(r.path, r.role, r.location.line, r.location.column) for r in doc.references] == [
         ("configs/ds_zero2.json", "deepspeed", 23, 9)
     ]
@@ -150,7 +151,7 @@ def test_deepspeed_dict_read_through_the_deepspeed_table() -> None:
         ("/logging/profiler/enabled", True, 18, 6),
         ("/logging/profiler/scheduled", False, 18, 6),  # no schedule=: every step
     ]
-    assert doc is not None and doc.confidence == 0.85
+    assert isinstance(doc, Document) and doc.confidence == 0.85
 
 
 def test_dataclass_defaults() -> None:
@@ -182,7 +183,7 @@ def test_dataclass_plain_class_attributes_count() -> None:
 
 def test_broken_training_file_is_a_located_error() -> None:
     doc = read("broken_training.py")
-    assert doc is not None and [(e.line, e.column) for e in doc.errors] == [(3, 15)]
+    assert isinstance(doc, Document) and [(e.line, e.column) for e in doc.errors] == [(3, 15)]
     assert doc.errors[0].message.startswith("invalid Python")
 
 
@@ -243,7 +244,7 @@ def test_lightning_trainer_told_apart_from_hf_trainer() -> None:
     ]
     hf = "from transformers import Trainer\ntrainer = Trainer(model=m, args=args)\n"
     hf_doc = read("hf.py", hf)
-    assert facts(hf_doc) == [] and hf_doc is not None and hf_doc.confidence == 0.9
+    assert facts(hf_doc) == [] and isinstance(hf_doc, Document) and hf_doc.confidence == 0.9
     custom = "from mylib import Trainer\nTrainer(devices=8)\n"
     assert isinstance(read("custom.py", custom), Skipped)
 
@@ -289,7 +290,7 @@ def test_launch_script_references_a_positional_python_config() -> None:
         "python3 deepy.py train.py configs/125M.yml\n"
     )
     doc = read_document(Input("run.sh", text))
-    assert doc is not None and doc.format == "launch-script"
+    assert isinstance(doc, Document) and doc.format == "launch-script"
     assert [(r.path, r.role, r.location.line) for r in doc.references] == [
         ("config/train_gpt2.py", "config", 2)
     ]
@@ -434,7 +435,7 @@ def test_dataclass_field_default_is_read() -> None:
         "    tags: list = field(default_factory=list)\n"
     )
     doc = read_document(Input("config.py", text))
-    assert doc is not None
+    assert isinstance(doc, Document)
     assert {f.pointer: f.value for f in doc.facts}.get("/training/max_steps") == 2000
 
 
@@ -467,7 +468,7 @@ def test_tests_and_library_argument_classes_are_no_runs(
     name: str, text: str | None, purpose: str | None
 ) -> None:
     doc = read(name, text)
-    assert doc is not None and doc.facts  # still read: a job that references it uses them
+    assert isinstance(doc, Document) and doc.facts  # still read: a job that references it uses them
     assert doc.purpose == purpose
 
 

@@ -24,7 +24,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "torchtitan"
 def read(name: str) -> Document:
     path = FIXTURES / name
     doc = read_document(Input(str(path), path.read_text()))
-    assert doc is not None and not doc.errors
+    assert isinstance(doc, Document) and not doc.errors
     return doc
 
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from tests.fast_loop import examples
 from tests.sources.helpers import located, mappings, near_misses, parse_never_raises
 from trainlint.sources import hf_trainer, read_document, torchtune
-from trainlint.sources.base import Input
+from trainlint.sources.base import Document, Input
 
 RECIPE = """\
 output_dir: /tmp/out
@@ -50,7 +50,7 @@ gradient_acumulation_steps: 4
 
 def test_recipe_facts_with_positions() -> None:
     doc = read_document(Input("70B_qlora.yaml", RECIPE))
-    assert doc is not None and doc.format == "torchtune"
+    assert isinstance(doc, Document) and doc.format == "torchtune"
     assert located(doc) == {
         "/model/name": ("llama3.1-70b", 3, 3),
         "/model/peft/method": ("lora", 3, 3),

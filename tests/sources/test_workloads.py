@@ -83,10 +83,10 @@ def test_training_configs_of_other_tools_are_workloads_not_understood(text: str,
 
 def test_bases_other_configs_inherit_are_no_workloads() -> None:
     text = "SOLVER:\n  IMS_PER_BATCH: 16\n"
-    assert outcome("configs/Base-RCNN-FPN.yaml", text).workload is None  # type: ignore[union-attr]
+    assert outcome("configs/Base-RCNN-FPN.yaml", text).workload is None
     base = "train_cfg = dict(by_epoch=True, max_epochs=100)\n"
-    assert outcome("configs/_base_/schedules/s.py", base).workload is None  # type: ignore[union-attr]
-    assert outcome("configs/resnet/r50.py", base).workload is not None  # type: ignore[union-attr]
+    assert outcome("configs/_base_/schedules/s.py", base).workload is None
+    assert outcome("configs/resnet/r50.py", base).workload is not None
 
 
 def test_trainlints_own_reports_are_recognised() -> None:
