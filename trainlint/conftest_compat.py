@@ -238,24 +238,19 @@ def _results(namespace: str, name: str, value: Any) -> list[ConftestResult]:
             if not isinstance(message, str):
                 raise PolicyError(f"{query}: a result needs a string 'msg', got {item!r}")
             if message:
-                results.append(_structured(rule, namespace, severity, message, query, item))
+                placed = _placed(query, item)
+                results.append(ConftestResult(rule, namespace, severity, message, query, *placed))
     return results
 
 
-def _structured(
-    rule: str,
-    namespace: str,
-    severity: Literal["error", "warning"],
-    message: str,
-    query: str,
-    item: dict[str, Any],
-) -> ConftestResult:
+def _placed(query: str, item: dict[str, Any]) -> tuple[str | None, Location | None, dict[str, Any]]:
+    """A structured result's pointer, ``_loc`` and other keys (its metadata)."""
     pointer = item.get("pointer")
     if pointer is not None and not (isinstance(pointer, str) and _is_pointer(pointer)):
         raise PolicyError(f"{query}: 'pointer' must be a JSON pointer string, got {pointer!r}")
     location = _loc(query, item["_loc"]) if "_loc" in item else None
     metadata = {k: v for k, v in item.items() if k not in ("msg", "_loc", "pointer")}
-    return ConftestResult(rule, namespace, severity, message, query, pointer, location, metadata)
+    return pointer, location, metadata
 
 
 def _loc(query: str, value: Any) -> Location:

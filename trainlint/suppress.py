@@ -273,7 +273,7 @@ class Suppressions:
         ]  # fmt: skip
 
 
-def collect(
+def collect(  # noqa: PLR0913 - builds Suppressions, one argument per input
     files: Iterable[str],
     documents: Mapping[Path, Document | Skipped],
     config: RepoConfig,

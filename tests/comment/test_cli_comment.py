@@ -127,7 +127,7 @@ def test_gitlab_with_a_project_token(gitlab: FakeHost, tmp_path: Path) -> None:
         ({}, False, "main"),  # the pull request's base, read from the API
     ],
 )
-def test_base_ref_defaults(
+def test_base_ref_defaults(  # noqa: PLR0913 - pytest: 3 fixtures, 3 parameters
     github: FakeHost,
     in_tmp: Path,
     monkeypatch: pytest.MonkeyPatch,

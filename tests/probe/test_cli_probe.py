@@ -114,7 +114,7 @@ def test_entrypoint_mode_delegates_and_merges(
     calls: list[int] = []
 
     def fake(*args: Any) -> dict[str, Any]:
-        world = args[1]  # (job, world_size, warmup, steps, timeout_s, workdir)
+        world = args[1]  # (job, world_size, length, workdir)
         calls.append(world)
         step = {"median": 1.0, "p10": 1.0, "p90": 1.0, "cv": 0.0}
         rate = 100.0 * world * (0.8 if world > 1 else 1)

@@ -14,6 +14,7 @@ import pytest
 from trainlint.job import Job, Launcher, Location
 from trainlint.lint import load_jobs
 from trainlint.probe.entrypoint import EntrypointError, command_for, run_entrypoint, summarize
+from trainlint.probe.launch import RunLength
 from trainlint.probe.result import WorldSizeResult
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -69,7 +70,7 @@ def test_command_from_a_launch_script() -> None:
 def test_world_sizes_one_and_two(tmp_path: Path) -> None:
     job = load_jobs([FIXTURES / "run.sh"])[0]
     for world in (1, 2):
-        block = run_entrypoint(job, world, WARMUP, STEPS, 90, tmp_path)
+        block = run_entrypoint(job, world, RunLength(WARMUP, STEPS, 90), tmp_path)
         folder = tmp_path / f"entrypoint-w{world}"
         assert block["oom"] is False and block["steps"] == STEPS
         assert block["step_source"] == "optimizer"
@@ -89,7 +90,7 @@ def test_world_sizes_one_and_two(tmp_path: Path) -> None:
 @needs_torch
 def test_step_api_with_a_custom_optimizer(tmp_path: Path) -> None:
     job = _job("python train_tiny.py --optimizer custom --call-step")
-    block = run_entrypoint(job, 1, WARMUP, STEPS, 60, tmp_path)
+    block = run_entrypoint(job, 1, RunLength(WARMUP, STEPS, 60), tmp_path)
     assert block["step_source"] == "api" and block["steps"] == STEPS
     assert block["data_wait_fraction"] > 0
     assert not _left_behind(tmp_path / "entrypoint-w1")
@@ -99,7 +100,9 @@ def test_step_api_with_a_custom_optimizer(tmp_path: Path) -> None:
 @needs_torch
 def test_log_regex_fallback(tmp_path: Path) -> None:
     job = _job("python train_tiny.py --optimizer custom --log-every 1")
-    block = run_entrypoint(job, 1, WARMUP, STEPS, 60, tmp_path, step_regex=r"step (\d+) loss")
+    block = run_entrypoint(
+        job, 1, RunLength(WARMUP, STEPS, 60), tmp_path, step_regex=r"step (\d+) loss"
+    )
     assert block["step_source"] == "log" and block["steps"] == STEPS
     assert block["step_time_s"]["median"] > 0
     log = (tmp_path / "entrypoint-w1" / "run.log").read_text()
@@ -110,7 +113,7 @@ def test_log_regex_fallback(tmp_path: Path) -> None:
 def test_a_hanging_job_times_out_without_orphans(tmp_path: Path) -> None:
     job = _job("python hang.py")
     with pytest.raises(EntrypointError, match="timed out after 3 s") as caught:
-        run_entrypoint(job, 1, WARMUP, STEPS, 3, tmp_path)
+        run_entrypoint(job, 1, RunLength(WARMUP, STEPS, 3), tmp_path)
     assert "hanging" in str(caught.value)
     assert not _left_behind(tmp_path / "entrypoint-w1")
 

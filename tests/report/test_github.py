@@ -24,7 +24,7 @@ Golden = Callable[[str, str], None]
 COMMAND = re.compile(r"^::(error|warning|notice)( [^:]*)?::(.*)$")
 
 
-def finding(
+def finding(  # noqa: PLR0913 - test data: one keyword per field a test varies
     severity: Severity = "warning",
     *,
     file: str = "train.yaml",

@@ -90,7 +90,7 @@ def test_a_cycle_in_defaults_ends() -> None:
     path = CONF / "loop" / "a.yaml"
     tree = Input(str(path), path.read_text()).trees[0]
     root, group = hydra.placement(path, tree.data)
-    merged = hydra.compose(root, path, tree, path.read_text(), group, group).merged
+    merged = hydra.compose(root, path, tree, group, group).merged
     assert merged.data == {"loop": {"y": 2, "x": 1}}
 
 

@@ -243,7 +243,7 @@ def resolve_model(name: str) -> ModelSpecEntry | None:
     return None
 
 
-def params_from_dims(
+def params_from_dims(  # noqa: PLR0913 - a transformer's dimensions, one per config key
     layers: int,
     hidden: int,
     vocab: int,

@@ -179,7 +179,7 @@ def text_console() -> Console:
     "that want every workload checked.",
 )
 @handle_errors
-def check(
+def check(  # noqa: PLR0913 - a click command: one parameter per option
     paths: tuple[Path, ...],
     fmt: str | None,
     output: Path | None,

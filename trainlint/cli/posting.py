@@ -34,7 +34,7 @@ from trainlint.cli.base import handle_errors, main
 )
 @click.option("--dry-run", is_flag=True, help="Print the body; send nothing.")
 @handle_errors
-def comment(
+def comment(  # noqa: PLR0913 - a click command: one parameter per option
     paths: tuple[Path, ...],
     host_kind: str | None,
     repo: str | None,

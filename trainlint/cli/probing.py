@@ -36,7 +36,7 @@ from trainlint.errors import ConfigError
 @click.option("--seq-len", type=click.IntRange(min=1), help="Stand-in dimension (synthetic).")
 @click.option("--micro-batch", type=click.IntRange(min=1), help="Stand-in micro-batch.")
 @handle_errors
-def probe(
+def probe(  # noqa: PLR0913 - a click command: one parameter per option
     job_path: Path,
     gpus: int | None,
     nodes: int | None,

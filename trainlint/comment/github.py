@@ -40,7 +40,7 @@ AUTH_HINT = "can the token write PR comments? in Actions: permissions: pull-requ
 class GitHubPullRequest:
     """The comment thread of pull request ``number`` in ``repo`` (``OWNER/NAME``)."""
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - an HTTP client's setup: which PR, token, and how
         self,
         repo: str,
         number: int,

@@ -41,7 +41,7 @@ AUTH_HINT = "does the token have the api scope and at least Reporter access to t
 class GitLabMergeRequest:
     """The notes of merge request ``iid`` in ``project`` (numeric id or ``group/project``)."""
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - an HTTP client's setup: which MR, token, and how
         self,
         project: str,
         iid: int,

@@ -80,7 +80,7 @@ def check_base_url(url: str, variable: str) -> str:
 class ApiClient:
     """A JSON client for one API base with fixed headers (the credential header among them)."""
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - an HTTP client's setup: where, auth, and how
         self,
         base_url: str,
         headers: Mapping[str, str],

@@ -24,7 +24,7 @@ from trainlint.derive import model_parallel
 from trainlint.estimate.checkpoint import job_checkpoint
 from trainlint.estimate.compute import job_compute
 from trainlint.estimate.cost import alternatives, job_run, run_steps
-from trainlint.estimate.inputs import MAX_QUANTITY, Inputs, finite, positive, resolve
+from trainlint.estimate.inputs import MAX_QUANTITY, Basis, Inputs, finite, positive, resolve
 from trainlint.estimate.ledger import Ledger
 from trainlint.estimate.memory import job_memory
 from trainlint.estimate.params import EstimateParams, RuleLimits
@@ -119,10 +119,11 @@ def estimate(
         step = led.put("step_time_s", measured, "measured")
         compute = dataclasses.replace(compute, step_time_s=step)
     steps = run_steps(job.training, inp, compute.tokens_per_step, led)
-    checkpoint = job_checkpoint(job.checkpoint, inp, p, rules, led, steps, compute.step_time_s)
+    basis = Basis(inp, p, rules)
+    checkpoint = job_checkpoint(job.checkpoint, basis, led, steps, compute.step_time_s)
     saving_s = (checkpoint.saves or 0) * (checkpoint.save_s or 0.0)
     run = job_run(inp, steps, compute.step_time_s, saving_s, led)
-    options = alternatives(inp, p, rules, steps.value if steps else None, saving_s, per_node)
+    options = alternatives(basis, steps.value if steps else None, saving_s, per_node)
     if options:
         led.put("alternatives", options, "default")
     fixes = memory_fixes(inp, p, rules, memory)
@@ -130,8 +131,8 @@ def estimate(
         led.put("memory_fixes", fixes, "default")
     memory = without_recompute(inp, p, led, memory)
     n_steps = steps.value if steps else None
-    recompute = recompute_cost(inp, p, led, n_steps, compute.step_time_s, per_node)
-    mixed = mixed_precision(inp, p, led, n_steps, compute.step_time_s, per_node)
+    recompute = recompute_cost(basis, led, n_steps, compute.step_time_s, per_node)
+    mixed = mixed_precision(basis, led, n_steps, compute.step_time_s, per_node)
     return Estimates(
         gpu=inp.hw.gpu.name if inp.hw.gpu else None,
         gpus=inp.hw.world.value if inp.hw.world else None,

@@ -16,9 +16,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from trainlint.estimate.inputs import MAX_QUANTITY, Inputs, finite
+from trainlint.estimate.inputs import MAX_QUANTITY, Basis, Inputs, finite
 from trainlint.estimate.ledger import Ledger, Sourced, derived
-from trainlint.estimate.params import EstimateParams, RuleLimits
+from trainlint.estimate.params import EstimateParams
 from trainlint.job import Checkpoint, CheckpointCost, Source
 
 _NO_CHECKPOINTS = frozenset({"no", "none", "off", "false", "never"})
@@ -92,6 +92,7 @@ class _Size:
 class _Plan:
     every: int | None = None
     saves: int | None = None
+    total: int | None = None  # the run's steps: the suggested interval's cap
 
 
 def _size(ck: Checkpoint, inp: Inputs, p: EstimateParams, led: Ledger) -> _Size | None:
@@ -172,14 +173,7 @@ def _kept(ck: Checkpoint, saves: int | None, led: Ledger) -> int | None:
 
 
 def _time_costs(
-    size: _Size,
-    plan: _Plan,
-    inp: Inputs,
-    p: EstimateParams,
-    rules: RuleLimits,
-    led: Ledger,
-    step_s: float | None,
-    total: int | None = None,
+    size: _Size, plan: _Plan, basis: Basis, led: Ledger, step_s: float | None
 ) -> dict[str, float | int | None]:
     """Overhead share, suggested interval, and the GPU time and money saves cost.
 
@@ -187,6 +181,7 @@ def _time_costs(
     (``RuleLimits.checkpoint_overhead``), and is capped at the run's length: past it, the
     advice is "save at the end" (a run short against the cluster's MTBF gains nothing from
     periodic saves)."""
+    inp, p, rules, total = basis.inp, basis.p, basis.rules, plan.total
     out: dict[str, float | int | None] = {}
     world = inp.hw.world
     if step_s is not None:
@@ -223,17 +218,11 @@ def _time_costs(
 
 
 def job_checkpoint(
-    ck: Checkpoint,
-    inp: Inputs,
-    p: EstimateParams,
-    rules: RuleLimits,
-    led: Ledger,
-    steps: Sourced[int] | None,
-    step_s: float | None,
+    ck: Checkpoint, basis: Basis, led: Ledger, steps: Sourced[int] | None, step_s: float | None
 ) -> CheckpointCost:
     """The job's checkpoint cost; fields stay None where an input is missing."""
-    found = _size(ck, inp, p, led)
-    plan = _plan(ck, steps, led)
+    found = _size(ck, basis.inp, basis.p, led)
+    plan = replace(_plan(ck, steps, led), total=steps.value if steps is not None else None)
     kept = _kept(ck, plan.saves, led)
     cost = CheckpointCost(every_steps=plan.every, saves=plan.saves, kept=kept)
     if found is None:
@@ -242,6 +231,5 @@ def job_checkpoint(
     storage = None if kept is None else kept * size.bytes
     led.put("checkpoint.storage_bytes", storage, size.source)
     update = {"size_bytes": size.bytes, "save_s": size.save_s, "storage_bytes": storage}
-    total = steps.value if steps is not None else None
-    times = _time_costs(size, plan, inp, p, rules, led, step_s, total)
+    times = _time_costs(size, plan, basis, led, step_s)
     return cost.model_copy(update={**update, **times})

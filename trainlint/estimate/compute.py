@@ -32,7 +32,7 @@ def flops_per_token(
     return 6.0 * params + attention
 
 
-def step_time_s(
+def step_time_s(  # noqa: PLR0913 - a formula, in its own variables
     tokens_per_step: float,
     flops_per_token: float,
     world_size: int,
@@ -48,7 +48,7 @@ def step_time_s(
     return work / (world_size * peak_flops * mfu)
 
 
-def implied_mfu(
+def implied_mfu(  # noqa: PLR0913 - a formula, in its own variables
     tokens_per_step: float,
     flops_per_token: float,
     world_size: int,

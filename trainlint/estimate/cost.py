@@ -10,10 +10,10 @@ from dataclasses import dataclass, replace
 
 from trainlint.catalog import GpuSpec, gpus
 from trainlint.estimate.compute import job_compute
-from trainlint.estimate.inputs import GpuSetup, Inputs, finite, positive, price_of
+from trainlint.estimate.inputs import Basis, GpuSetup, Inputs, finite, positive, price_of
 from trainlint.estimate.ledger import Ledger, Sourced, derived
 from trainlint.estimate.memory import job_memory
-from trainlint.estimate.params import EstimateParams, RuleLimits
+from trainlint.estimate.params import EstimateParams
 from trainlint.job import Alternative, Run, Training
 
 _CHEAPER = 1 - 1e-9  # "cheaper" means cheaper beyond float noise
@@ -139,16 +139,15 @@ def _counts(inp: Inputs) -> list[int]:
 
 
 def _candidate(
-    inp: Inputs,
-    p: EstimateParams,
-    rules: RuleLimits,
+    basis: Basis,
     steps: int | None,
     checkpoint_s: float,
     per_node: int | None,
     total: float | None,
 ) -> tuple[_Priced, Alternative] | None:
-    """``inp`` priced as an alternative, if its ``total`` memory per GPU fits with headroom
-    (``RuleLimits.memory_utilization``)."""
+    """``basis.inp`` priced as an alternative, if its ``total`` memory per GPU fits with
+    headroom (``RuleLimits.memory_utilization``)."""
+    inp, p, rules = basis.inp, basis.p, basis.rules
     gpu, world = inp.hw.gpu, inp.hw.world
     if gpu is None or world is None or total is None:
         return None
@@ -171,12 +170,7 @@ def _candidate(
 
 
 def alternatives(
-    inp: Inputs,
-    p: EstimateParams,
-    rules: RuleLimits,
-    steps: int | None,
-    checkpoint_s: float = 0.0,
-    gpus_per_node: int | None = None,
+    basis: Basis, steps: int | None, checkpoint_s: float = 0.0, gpus_per_node: int | None = None
 ) -> list[Alternative]:
     """Catalog GPUs, at the job's GPU count or fewer, that fit with headroom and cost less,
     cheapest first. GPUs without the job's precision (bf16 on V100/T4) or without a price are
@@ -187,6 +181,7 @@ def alternatives(
     them. Counts halve down to the model-parallel size while the global batch still splits
     into whole micro-batches; fewer GPUs keep the micro-batch and accumulate more.
     """
+    inp, p = basis.inp, basis.p
     current = _price(inp, p, steps, checkpoint_s, gpus_per_node)
     if current is None or p.max_alternatives == 0:
         return []
@@ -201,7 +196,8 @@ def alternatives(
                 continue
             world = Sourced(n, "estimated")
             other = _on(inp, gpu, p, world)
-            candidate = _candidate(other, p, rules, steps, checkpoint_s, gpus_per_node, totals[n])
+            on = replace(basis, inp=other)
+            candidate = _candidate(on, steps, checkpoint_s, gpus_per_node, totals[n])
             if candidate is None or candidate[0].rank >= current.rank * _CHEAPER:
                 continue
             if best is None or candidate[0].rank < best[0].rank:

@@ -24,7 +24,7 @@ from trainlint.catalog import (
 from trainlint.catalog import resolve_model as _resolve_model
 from trainlint.derive import global_batch, micro_batch, world_size
 from trainlint.estimate.ledger import Sourced
-from trainlint.estimate.params import EstimateParams
+from trainlint.estimate.params import EstimateParams, RuleLimits
 from trainlint.estimate.precision import (
     ADAM,
     PRECISIONS,
@@ -99,6 +99,17 @@ class Inputs:
 MAX_QUANTITY = 10**15
 
 
+@dataclass(frozen=True)
+class Basis:
+    """What the estimates of one configuration are computed from: its resolved inputs, the
+    pack's assumptions (``params.estimate``) and the thresholds of the rules whose advice the
+    estimates give (``RuleLimits``). The checkpoint, cost and what-if steps all take these."""
+
+    inp: Inputs
+    p: EstimateParams
+    rules: RuleLimits
+
+
 def finite(value: float | None) -> float | None:
     """A usable number: finite and not absurd, else unknown (YAML can spell ``.inf``)."""
     if value is None or not math.isfinite(value) or abs(value) > MAX_QUANTITY:
@@ -154,9 +165,11 @@ def _trainable(
     params: Sourced[int] | None,
     p: EstimateParams,
     assumed: Assumed,
-    dims: Dims | None = None,
-    entry: ModelSpecEntry | None = None,
+    lora: Sourced[int] | None,
 ) -> tuple[Sourced[int] | None, bool]:
+    """The trainable parameters and whether the job fine-tunes with PEFT: declared, else all
+    of them, else (PEFT) ``lora`` (from the rank and the model's dimensions), else the pack's
+    assumed share."""
     peft = (job.model.peft.method or "").strip().lower() not in _NO_PEFT
     declared = positive(job.model.trainable_params)
     if declared is not None:
@@ -167,7 +180,6 @@ def _trainable(
         return None, peft
     if not peft:
         return params, peft
-    lora = _lora(job, dims, entry)
     if lora is not None:
         return lora, peft
     assumed["model.trainable_params"] = p.peft_trainable_fraction
@@ -178,7 +190,7 @@ DEFAULT_LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj")
 _ALL_LINEAR = frozenset({"alllinear", "all", "linear"})
 
 
-def lora_params(
+def lora_params(  # noqa: PLR0913 - a formula: the rank and the model's dimensions
     rank: int,
     layers: int,
     hidden: int,
@@ -478,7 +490,7 @@ def resolve(job: Job, p: EstimateParams) -> Inputs:
     entry = _resolve_model(job.model.name) if job.model.name else None
     dims = _dims(job, entry)
     params = _params(job, entry, dims)
-    trainable, peft = _trainable(job, params, p, assumed, dims, entry)
+    trainable, peft = _trainable(job, params, p, assumed, _lora(job, dims, entry))
     par = job.training.parallelism
     tensor, pipeline = positive(par.tensor) or 1, positive(par.pipeline) or 1
     model_parallel = tensor * pipeline

@@ -53,7 +53,7 @@ class ModelStates:
         return self.weights + self.gradients + self.optimizer
 
 
-def model_states(
+def model_states(  # noqa: PLR0913 - a formula, in its own variables
     trainable: float,
     per_param: PerParam,
     sharding: Sharding | None = None,
@@ -93,7 +93,7 @@ def model_states(
     return ModelStates(weights, grads, opt)
 
 
-def activation_bytes(
+def activation_bytes(  # noqa: PLR0913 - a formula, in its own variables
     seq_len: int,
     micro_batch: int,
     hidden: int,

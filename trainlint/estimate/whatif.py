@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import TypeVar
 
 from trainlint.estimate.compute import job_compute
-from trainlint.estimate.inputs import Inputs
+from trainlint.estimate.inputs import Basis, Inputs
 from trainlint.estimate.ledger import Ledger, Sourced
 from trainlint.estimate.memory import job_memory
 from trainlint.estimate.params import EstimateParams, RuleLimits
@@ -59,14 +59,10 @@ def without_recompute(inp: Inputs, p: EstimateParams, led: Ledger, memory: Memor
 
 
 def recompute_cost(
-    inp: Inputs,
-    p: EstimateParams,
-    led: Ledger,
-    steps: int | None,
-    step_s: float | None,
-    per_node: int | None,
+    basis: Basis, led: Ledger, steps: int | None, step_s: float | None, per_node: int | None
 ) -> RecomputeCost:
     """The step time full recomputation adds and its share of the run (GPU-hours, USD)."""
+    inp, p = basis.inp, basis.p
     if inp.recompute_mode != "full":
         return RecomputeCost()
     cost = RecomputeCost(mode="full")
@@ -135,14 +131,10 @@ def memory_fixes(
 
 
 def mixed_precision(
-    inp: Inputs,
-    p: EstimateParams,
-    led: Ledger,
-    steps: int | None,
-    step_s: float | None,
-    per_node: int | None,
+    basis: Basis, led: Ledger, steps: int | None, step_s: float | None, per_node: int | None
 ) -> MixedPrecisionCost:
     """A declared-fp32 job at the GPU's 16-bit peak; empty for any other precision."""
+    inp, p = basis.inp, basis.p
     gpu = inp.hw.gpu
     if gpu is None or inp.precision.source != "declared" or inp.precision.value.name != "fp32":
         return MixedPrecisionCost()

@@ -117,7 +117,7 @@ def read_directory(root: Path, limits: Limits = DEFAULT_LIMITS) -> dict[str, byt
         name = file.relative_to(root).as_posix()
         size = file.stat().st_size
         total += size
-        _check_size(root, name, size, total, len(files) + 1, limits)
+        _check_size(f"{root}: member {name!r}", size, total, len(files) + 1, limits)
         try:
             files[name] = file.read_bytes()
         except OSError as exc:
@@ -162,7 +162,8 @@ def read_archive(archive: Path, limits: Limits = DEFAULT_LIMITS) -> dict[str, by
                     if member.isdir():
                         continue
                     total += member.size
-                    _check_size(archive, member.name, member.size, total, len(files) + 1, limits)
+                    which = f"{archive}: member {member.name!r}"
+                    _check_size(which, member.size, total, len(files) + 1, limits)
                     if name in files:
                         raise PolicyError(f"{archive}: member {member.name!r} appears twice")
                     stream = tar.extractfile(member)
@@ -220,15 +221,17 @@ def _member_name(archive: Path, member: tarfile.TarInfo, depth: int) -> str:
     return "/".join(parts)
 
 
-def _check_size(where: Path, name: str, size: int, total: int, count: int, limits: Limits) -> None:
+def _check_size(which: str, size: int, total: int, count: int, limits: Limits) -> None:
+    """``which`` (``<bundle>: member '<name>'``), of ``size`` bytes, the ``count``-th member,
+    with ``total`` bytes so far, within ``limits``."""
     if size > limits.member_bytes:
         message = f"is {size} bytes, over the {limits.member_bytes}-byte limit for one file"
-        raise PolicyError(f"{where}: member {name!r} {message}")
+        raise PolicyError(f"{which} {message}")
     if total > limits.total_bytes:
         message = f"takes the bundle past {limits.total_bytes} bytes in all"
-        raise PolicyError(f"{where}: member {name!r} {message}")
+        raise PolicyError(f"{which} {message}")
     if count > limits.members:
-        raise PolicyError(f"{where}: member {name!r} is past the limit of {limits.members} files")
+        raise PolicyError(f"{which} is past the limit of {limits.members} files")
 
 
 def parse_manifest(files: dict[str, bytes], origin: str) -> Manifest | None:

@@ -64,7 +64,7 @@ def cache_dir() -> Path:
     return base / "trainlint" / "packs"
 
 
-def resolve(
+def resolve(  # noqa: PLR0913 - a source, then keyword-only settings with defaults
     source: PackSource,
     config_root: Path,
     *,

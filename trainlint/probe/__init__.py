@@ -235,22 +235,15 @@ def plan_sizes(
 
 
 def run_synthetic(
-    work: Workload,
-    world: int,
-    *,
-    device: str,
-    warmup: int,
-    steps: int,
-    timeout_s: float,
-    scratch: Path,
+    work: Workload, world: int, length: launch.RunLength, *, device: str, scratch: Path
 ) -> dict[str, Any]:
     """One torchrun of the synthetic worker; the per-world-size result dict."""
     cfg = {
         **work.model_dump(exclude={"overrides", "activation_checkpointing"}),
         "ckpt": work.activation_checkpointing,
         "device": device,
-        "warmup": warmup,
-        "steps": steps,
+        "warmup": length.warmup,
+        "steps": length.steps,
         "checkpoint": True,
     }
     config = scratch / f"config-{world}.json"
@@ -264,6 +257,7 @@ def run_synthetic(
     env = {"PYTHONUNBUFFERED": "1"}
     if device == "cpu":
         env["OMP_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // world))
+    timeout_s = length.timeout_s
     done = launch.run(command, log=scratch / f"log-{world}.txt", timeout_s=timeout_s, env=env)
     if list(scratch.glob(f"result-{world}.json.rank*.oom")):
         return {"oom": True, "seconds": done.seconds}
@@ -305,7 +299,65 @@ def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def probe(
+def _entrypoint_runs(
+    job: Job, sizes: list[int], length: launch.RunLength, progress: Progress
+) -> dict[str, dict[str, Any]]:
+    """Each world size's block from the job's own launch command (entrypoint mode)."""
+    from trainlint.probe.entrypoint import run_entrypoint
+
+    results: dict[str, dict[str, Any]] = {}
+    for n in sizes:
+        progress(f"world size {n}: running the job's entrypoint ...")
+        with tempfile.TemporaryDirectory(prefix="trainlint-probe-") as scratch:
+            results[str(n)] = dict(run_entrypoint(job, n, length, Path(scratch)))
+    return results
+
+
+def _synthetic_runs(
+    work: Workload, sizes: list[int], length: launch.RunLength, kind: str, progress: Progress
+) -> dict[str, dict[str, Any]]:
+    """Each world size's block from the synthetic worker on ``kind`` (cpu or cuda)."""
+    results: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory(prefix="trainlint-probe-") as scratch:
+        for n in sizes:
+            progress(
+                f"world size {n}: {length.warmup} warmup + {length.steps} timed steps on {kind} ..."
+            )
+            entry = run_synthetic(work, n, length, device=kind, scratch=Path(scratch))
+            results[str(n)] = entry
+            if entry.get("oom"):
+                progress(f"world size {n}: out of memory")
+            else:
+                progress(
+                    f"world size {n}: {entry['step_time_s']['median']:.3f} s/step, "
+                    f"{entry['tokens_per_s']:.0f} tokens/s"
+                )
+    return results
+
+
+def _cpu_notes(work: Workload) -> list[str]:
+    """What a synthetic run on CPU changes from the job."""
+    notes = []
+    if work.precision != "fp32":
+        notes.append(f"CPU: ran fp32 (the job's {work.precision} autocast needs a GPU)")
+    if work.parallelism == "fsdp":
+        notes.append("CPU: ran DDP over gloo (FSDP is probed on CUDA only)")
+    return notes
+
+
+def _reported_hardware(results: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """The first hardware a rank reported; each block keeps only its measurements (the
+    hardware, world size, precision and parallelism the worker echoes are dropped)."""
+    hardware: dict[str, Any] | None = None
+    for entry in results.values():
+        found = entry.pop("hardware", None)
+        hardware = hardware or found
+        for key in ("world_size", "precision", "parallelism"):
+            entry.pop(key, None)
+    return hardware
+
+
+def probe(  # noqa: PLR0913 - the library face of `trainlint probe`: one keyword per option
     job_path: Path,
     *,
     world_sizes: Sequence[int] | None = None,
@@ -331,6 +383,7 @@ def probe(
         )
     if warmup < 0 or steps < 1:
         raise ProbeError("--warmup must be >= 0 and --steps >= 1")
+    length = launch.RunLength(warmup, steps, timeout_s)
     job = select_job(load_jobs([job_path]), job_path)
     job_size = gpus or job_world_size(job)
     info = detect()
@@ -338,52 +391,16 @@ def probe(
     sizes, notes = plan_sizes(world_sizes, job_size, kind, available)
     root = measurement_root(job_path)
     target = (out / measurement_path(job, root).name) if out else measurement_path(job, root)
-    results: dict[str, dict[str, Any]] = {}
-    hardware: dict[str, Any] | None = None
     work: Workload | None = None
     if mode == "entrypoint":
-        from trainlint.probe.entrypoint import run_entrypoint
-
-        for n in sizes:
-            progress(f"world size {n}: running the job's entrypoint ...")
-            with tempfile.TemporaryDirectory(prefix="trainlint-probe-") as scratch:
-                results[str(n)] = dict(
-                    run_entrypoint(job, n, warmup, steps, timeout_s, Path(scratch))
-                )
+        results = _entrypoint_runs(job, sizes, length, progress)
     elif mode == "synthetic":
         work, more = workload(job, overrides)
-        notes += more
-        if kind == "cpu" and work.precision != "fp32":
-            notes.append(f"CPU: ran fp32 (the job's {work.precision} autocast needs a GPU)")
-        if kind == "cpu" and work.parallelism == "fsdp":
-            notes.append("CPU: ran DDP over gloo (FSDP is probed on CUDA only)")
-        with tempfile.TemporaryDirectory(prefix="trainlint-probe-") as scratch:
-            for n in sizes:
-                progress(f"world size {n}: {warmup} warmup + {steps} timed steps on {kind} ...")
-                results[str(n)] = run_synthetic(
-                    work,
-                    n,
-                    device=kind,
-                    warmup=warmup,
-                    steps=steps,
-                    timeout_s=timeout_s,
-                    scratch=Path(scratch),
-                )
-                entry = results[str(n)]
-                if entry.get("oom"):
-                    progress(f"world size {n}: out of memory")
-                else:
-                    progress(
-                        f"world size {n}: {entry['step_time_s']['median']:.3f} s/step, "
-                        f"{entry['tokens_per_s']:.0f} tokens/s"
-                    )
+        notes += more + (_cpu_notes(work) if kind == "cpu" else [])
+        results = _synthetic_runs(work, sizes, length, kind, progress)
     else:
         raise ProbeError(f"unknown mode {mode!r}: synthetic or entrypoint")
-    for entry in results.values():
-        found = entry.pop("hardware", None)
-        hardware = hardware or found
-        for key in ("world_size", "precision", "parallelism"):
-            entry.pop(key, None)
+    hardware = _reported_hardware(results)
     scaling(results)
     if "1" not in results:
         notes.append("no measurement at world size 1: scaling efficiency unknown")

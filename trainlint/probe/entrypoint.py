@@ -2,8 +2,9 @@
 
 Contract (``trainlint.probe.probe`` calls this for ``--mode entrypoint``)::
 
-    run_entrypoint(job, world_size, warmup, steps, timeout_s, workdir,
-                   *, cwd=None, step_regex=None) -> dict
+    run_entrypoint(job, world_size, length, workdir, *, step_regex=None) -> dict
+
+(``length``: a ``launch.RunLength``, the warm-up and measured steps and the time limit)
 
 returns one world size's block, the shape of the measurement file's ``world_sizes["<n>"]``
 (trainlint/measurement.py) less ``scaling_efficiency``, which the caller computes across sizes::
@@ -58,7 +59,7 @@ from typing import Any
 
 from trainlint.errors import TrainlintError
 from trainlint.job import Job
-from trainlint.probe.launch import run
+from trainlint.probe.launch import RunLength, run
 
 BOOTSTRAP = Path(__file__).resolve().parent / "bootstrap"
 _REDACTED = "<redacted>"
@@ -79,15 +80,14 @@ class EntrypointError(TrainlintError):
 def run_entrypoint(
     job: Job,
     world_size: int,
-    warmup: int,
-    steps: int,
-    timeout_s: float,
+    length: RunLength,
     workdir: Path,
     *,
-    cwd: Path | None = None,
     step_regex: str | None = None,
 ) -> dict[str, Any]:
-    """Run the job at ``world_size`` until ``warmup + steps`` steps, and measure them."""
+    """Run the job at ``world_size`` until ``length``'s warm-up and measured steps, and
+    measure them; the job's own folder is the working directory."""
+    warmup, steps, timeout_s = length.warmup, length.steps, length.timeout_s
     argv, env = command_for(job, world_size)
     ranks_dir = Path(workdir) / f"entrypoint-w{world_size}"
     shutil.rmtree(ranks_dir, ignore_errors=True)
@@ -102,9 +102,7 @@ def run_entrypoint(
     }
     if step_regex:
         env["TRAINLINT_PROBE_STEP_REGEX"] = step_regex
-    done = run(
-        argv, log=ranks_dir / "run.log", timeout_s=timeout_s, env=env, cwd=cwd or _folder(job)
-    )
+    done = run(argv, log=ranks_dir / "run.log", timeout_s=timeout_s, env=env, cwd=_folder(job))
     results = _rank_results(ranks_dir)
     if not results:
         why = f"exited with code {done.returncode}"

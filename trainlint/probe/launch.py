@@ -21,6 +21,16 @@ TAIL_BYTES = 8_000
 
 
 @dataclass(frozen=True)
+class RunLength:
+    """How long one probe run goes at each world size: warm-up steps (not measured), measured
+    steps, and the time limit of the whole run."""
+
+    warmup: int
+    steps: int
+    timeout_s: float
+
+
+@dataclass(frozen=True)
 class Completed:
     """How a probe command ended: its exit code (None when killed on timeout), whether the
     timeout ended it, the wall time, and the log it wrote."""
@@ -44,7 +54,7 @@ class Completed:
             return ""
 
 
-def run(
+def run(  # noqa: PLR0913 - subprocess.run's shape: the command, then one keyword per setting
     command: Sequence[str],
     *,
     log: Path,

@@ -230,31 +230,39 @@ def save_checkpoint(
     return {"size_bytes": size, "save_s": seconds, "path_kind": "temporary"}
 
 
+def _local_device(kind: str) -> tuple[torch.device, int]:
+    """This rank's device (its local GPU, or the CPU) and its local rank."""
+    local = int(os.environ.get("LOCAL_RANK", "0"))
+    if kind == "cuda":
+        torch.cuda.set_device(local)
+        return torch.device("cuda", local), local
+    return torch.device("cpu"), local
+
+
+def _distributed(model: nn.Module, fsdp: bool, device: torch.device, local: int) -> nn.Module:
+    """``model`` sharded block by block (FSDP2), or replicated with DDP."""
+    if fsdp:
+        from torch.distributed.fsdp import fully_shard
+
+        for block in model.blocks:  # type: ignore[union-attr]
+            fully_shard(block)
+        fully_shard(model)
+        return model
+    ids = [local] if device.type == "cuda" else None
+    return nn.parallel.DistributedDataParallel(model, device_ids=ids)
+
+
 def run(cfg: dict[str, Any], out: Path) -> int:
     backend = "nccl" if cfg["device"] == "cuda" else "gloo"
     dist.init_process_group(backend)
     rank, world = dist.get_rank(), dist.get_world_size()
-    local = int(os.environ.get("LOCAL_RANK", "0"))
-    if cfg["device"] == "cuda":
-        torch.cuda.set_device(local)
-        device = torch.device("cuda", local)
-    else:
-        device = torch.device("cpu")
+    device, local = _local_device(cfg["device"])
     torch.manual_seed(1234 + rank)
     fsdp = cfg["parallelism"] == "fsdp" and device.type == "cuda"
     precision = cfg["precision"] if device.type == "cuda" else "fp32"
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
     try:
-        model: nn.Module = Decoder(cfg).to(device)
-        if fsdp:
-            from torch.distributed.fsdp import fully_shard
-
-            for block in model.blocks:  # type: ignore[union-attr]
-                fully_shard(block)
-            fully_shard(model)
-        else:
-            ids = [local] if device.type == "cuda" else None
-            model = nn.parallel.DistributedDataParallel(model, device_ids=ids)
+        model = _distributed(Decoder(cfg).to(device), fsdp, device, local)
         opt = make_optimizer(cfg["optimizer"], model.parameters())
         scaler = torch.amp.GradScaler("cuda", enabled=precision == "fp16")
         autocast = torch.autocast("cuda", dtype=dtype) if dtype is not None else nullcontext()

@@ -69,7 +69,7 @@ def parse(file: Input) -> Document:
     path = Path(file.path)
     root, group = placement(path, tree.data)
     package = _own_package(file.text, group)
-    composition = compose(root, path, tree, file.text, group, package)
+    composition = compose(root, path, tree, group, package)
     doc = Document(file.path, name, recognise(file), _role(composition, group, file.text))
     merged = resolve(composition.merged.data)
     doc.facts = lightning.read(merged, locator(composition.merged))
@@ -90,7 +90,7 @@ def _role(composition: Composition, group: tuple[str, ...], text: str) -> Role:
     return "entrypoint" if composes or not group or header_package(text) == "_global_" else role
 
 
-def compose(root: Root, path: Path, tree: Tree, text: str, group: tuple[str, ...],
+def compose(root: Root, path: Path, tree: Tree, group: tuple[str, ...],
             package: KeyPath) -> Composition:  # fmt: skip
     """Expand until the overrides are stable: an ``override /g: x`` found anywhere changes the
     choice of the regular ``g`` entry; one with no regular entry (an experiment file read on
@@ -100,7 +100,7 @@ def compose(root: Root, path: Path, tree: Tree, text: str, group: tuple[str, ...
     composer = Composer(root, overrides, promoted)
     for _ in range(3):
         composer = Composer(root, overrides, promoted)
-        composer.expand(path, tree, text, group, package, (path.resolve(),))
+        composer.expand(path, tree, group, package, (path.resolve(),))
         found = composer.result.overrides_found
         regular = composer.result.regular
         new_overrides = {g: o for g, o in found.items() if g in regular}

@@ -341,7 +341,7 @@ class Expander:
         operand = [c for c in after[1:] if c.is_named]
         return self._operator(op, name_node, is_set, scalar(value), operand, depth)
 
-    def _operator(
+    def _operator(  # noqa: PLR0913 - the parts of one ${name<op>word}
         self,
         op: str,
         name_node: tree_sitter.Node,

@@ -46,7 +46,7 @@ def references(tree: Tree, keys: Mapping[KeyPath, Role], file: str) -> list[Refe
     return found
 
 
-def document(
+def document(  # noqa: PLR0913 - the header of a Document and what to read
     file: Input,
     fmt: str,
     role: Role,

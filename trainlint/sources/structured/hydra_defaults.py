@@ -148,8 +148,8 @@ class Composer:
         # real path of each path as given, and a relative one means another folder elsewhere.
         self.roots = checked_roots([root.folder.absolute()])
 
-    def expand(self, path: Path, tree: Tree, text: str, group: tuple[str, ...],
-               package: KeyPath, stack: tuple[Path, ...]) -> None:  # fmt: skip
+    def expand(self, path: Path, tree: Tree, group: tuple[str, ...], package: KeyPath,
+               stack: tuple[Path, ...]) -> None:  # fmt: skip
         own = layer(tree, path.as_posix(), package, frozenset({"defaults"}))
         placed = False
         for entry in entries(tree.data, group):
@@ -179,7 +179,7 @@ class Composer:
             if loaded is not None:
                 child_tree, child_text = loaded
                 child_package = _package(entry, header_package(child_text), package)
-                self.expand(target, child_tree, child_text, entry.group, child_package,
+                self.expand(target, child_tree, entry.group, child_package,
                             (*stack, target.resolve()))  # fmt: skip
 
 
