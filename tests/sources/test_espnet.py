@@ -328,6 +328,18 @@ def test_a_launch_line_of_an_espnet_trainer_is_read_flag_by_flag(tmp_path: Path)
     assert "/resources/gpus_per_node" not in {f.pointer for f in read(other).facts}
 
 
+def test_an_espnet_trainer_s_flags_are_read_by_espnet_alone(tmp_path: Path) -> None:
+    """Flags the Trainer or Megatron know mean nothing (or something else) to ESPnet."""
+    script = tmp_path / "run.sh"
+    script.write_text(
+        "#!/bin/bash\npython -m espnet2.bin.asr_train --ngpu 2 --save_strategy all"
+        " --log_interval 5 --wandb_project asr --save_steps 10\n"
+    )
+    found = {f.pointer for f in read(script).facts}
+    assert "/resources/gpus_per_node" in found
+    assert not found & {"/checkpoint/strategy", "/checkpoint/every_steps", "/logging/reporters"}
+
+
 HERE = Location(file="run.sh", line=2, column=5)
 DOCUMENTED = {pointer for pointers in espnet.keys().values() for pointer in pointers}
 KEYS = [

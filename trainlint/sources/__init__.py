@@ -62,11 +62,14 @@ def registered(module: ModuleType) -> Format:
 
 def flag_readers(entrypoint: str | None) -> tuple[Flags, ...]:
     """How the formats that read the flags of ``entrypoint`` (the script or module a launch
-    line runs; None when unknown) read them: the formats that name the entry point first,
-    then those reading any program's flags, each in module name order."""
+    line runs; None when unknown) read them: the formats that name the entry point, alone (a
+    flag their program does not know means something else there, or nothing: ESPnet's
+    ``--save_strategy`` is not the Trainer's); else those reading any program's flags, in
+    module name order."""
     readers = [fmt.flags for fmt in all_sources() if fmt.flags is not None]
     reading = [flags for flags in readers if flags.reads_flags_of(entrypoint)]
-    return tuple(sorted(reading, key=lambda flags: flags.entrypoints is None))
+    named = [flags for flags in reading if flags.entrypoints is not None]
+    return tuple(named or reading)
 
 
 @cache
