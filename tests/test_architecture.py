@@ -55,10 +55,11 @@ def test_the_import_contracts_hold() -> None:
             "Reports and comments render results; they never run the pipeline",
         ),
         (
-            "sources/base.py",
+            "sources/base/table.py",
             "from trainlint.estimate import estimate\n",
             "Sources read files; they never evaluate, estimate or report",
         ),
+        ("estimate/cost.py", "import regorus\n", "Only engine/ imports the Rego libraries"),
         ("files.py", "import torch\n", "Only probe/ imports torch"),
     ],
 )
