@@ -26,8 +26,8 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
@@ -179,6 +179,89 @@ def find_config(start: Path) -> RepoConfig:
         if directory == top:
             break
     return RepoConfig()
+
+
+def load_config(path: Path) -> RepoConfig:
+    """The config in the file ``path`` itself (``--config FILE``), its ``extend`` chain
+    followed; a missing file, or a pyproject.toml without ``[tool.trainlint]``, is an error."""
+    if not path.is_file():
+        raise ConfigError(f"--config {path}: no such file")
+    file = Path(os.path.abspath(path))
+    root = repository_root(file.parent)
+    table = _read(file)
+    if table is None:
+        raise ConfigError(f"--config {path}: no [tool.trainlint] table in {file.name}")
+    return _validate(_extended(table, file, root), file, root)
+
+
+def common_folder(paths: Sequence[Path]) -> Path:
+    """The deepest folder holding every path named (a file's folder for a file), whatever
+    their order: where the run's own config is looked for."""
+    folders = [
+        Path(os.path.abspath(p)) if p.is_dir() else Path(os.path.abspath(p)).parent for p in paths
+    ] or [Path.cwd()]
+    return Path(os.path.commonpath(folders))
+
+
+def run_config(paths: Sequence[Path]) -> RepoConfig:
+    """The config of the run: the closest to the folder holding every checked path (for one
+    path, its own closest config). It gives what is one per run (``packs``, ``params``,
+    ``baseline``, ``fail-on``); each file's selection, ignores and waivers are its own
+    closest config's (``Configs``)."""
+    return find_config(common_folder(paths))
+
+
+def project_root(paths: Sequence[Path], config: RepoConfig) -> Path:
+    """The folder every reported path is relative to, whatever the working directory: the
+    git work tree holding the checked paths, else the folder of the run's config file, else
+    the current directory. Reports, fingerprints and baselines match from any folder."""
+    top = git_top(common_folder(paths))
+    if top is not None:
+        return top
+    if config.source is not None:
+        return Path(os.path.abspath(config.source)).parent
+    return Path.cwd()
+
+
+@dataclass
+class Configs:
+    """The config of each checked file: the closest one at or above it, as ruff finds a
+    file's settings (a nested ``.trainlint.toml`` applies to the files under it), or the
+    run's config for every file when ``fixed`` (``--config FILE``)."""
+
+    run: RepoConfig
+    fixed: bool = False
+    _by_folder: dict[Path, RepoConfig] = field(default_factory=dict)
+
+    def of(self, path: str | Path) -> RepoConfig:
+        """The config that applies to the file ``path`` (relative to the working directory)."""
+        if self.fixed:
+            return self.run
+        folder = Path(os.path.abspath(path)).parent
+        found = self._by_folder.get(folder)
+        if found is None:
+            found = self._find(folder)
+            self._by_folder[folder] = found
+        return found
+
+    def _find(self, folder: Path) -> RepoConfig:
+        if not folder.is_dir():  # a place that is no file of the tree (``<baseline>``)
+            return self.run
+        config = find_config(folder)
+        return self.run if _same(config, self.run) else config
+
+    def used(self) -> list[RepoConfig]:
+        """The run's config, then every other config a file was given, by file."""
+        others = {id(c): c for c in self._by_folder.values() if c is not self.run}
+        nested = sorted(others.values(), key=lambda c: str(c.source or ""))
+        return [self.run, *nested]
+
+
+def _same(config: RepoConfig, other: RepoConfig) -> bool:
+    """Whether two configs were read from the same file."""
+    if config.source is None or other.source is None:
+        return config.source is other.source
+    return os.path.realpath(config.source) == os.path.realpath(other.source)
 
 
 def repository_root(folder: Path) -> Path:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
@@ -56,6 +57,8 @@ class Report:
     """The effective ``data.trainlint.params``: rule options as the layers set them."""
     files: list[FileOutcome] = field(default_factory=list)
     """What became of every candidate file (``trainlint show --files``)."""
+    root: Path | None = None
+    """The project root (absolute) every path in the report is relative to; None: unknown."""
 
 
 # -- diff mode ---------------------------------------------------------------------------------

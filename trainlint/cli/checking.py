@@ -75,6 +75,13 @@ def text_console() -> Console:
     "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here."
 )
 @click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path),
+    help="Use this config file for every checked file (a .trainlint.toml, .trainlint.yaml or "
+    "pyproject.toml), instead of each file's closest one.",
+)
+@click.option(
     "--fail-on",
     type=click.Choice(["error", "warning", "info"]),
     default=None,
@@ -199,15 +206,16 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     strict: bool = False,
     packs: tuple[str, ...] = (),
     approved_by: str | None = None,
+    config_file: Path | None = None,
 ) -> None:
     """Check the training jobs under PATHS (default: the current directory). A click command
     takes each option as a parameter; the check's own go into one ``CheckOptions``."""
-    from trainlint.config import find_config
+    from trainlint.config import load_config, run_config
     from trainlint.lint import CheckOptions
 
     _check_engine(engine_name, opa_url)
     targets = list(paths) or [Path(".")]
-    config = find_config(targets[0])
+    config = load_config(config_file) if config_file is not None else run_config(targets)
     threshold = cast("Severity", fail_on or config.fail_on or "warning")
     out = Destination(fmt or _default_format(), output)
     options = CheckOptions(
@@ -215,11 +223,13 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
         extend_select=split_values(extend_select), ignore=split_values(ignore),
         baseline=baseline, namespaces=split_values(namespaces), all_namespaces=all_namespaces,
         offline=offline, workers=workers, strict=strict, packs=_pack_values(packs),
-        approved_by=_names(approved_by),
+        approved_by=_names(approved_by), one_config=config_file is not None,
     )  # fmt: skip
     if diff_base is not None:
-        if write_baseline is not None:
-            raise ConfigError("--write-baseline cannot be combined with --diff")
+        if write_baseline is not None or config_file is not None:
+            flag = "--write-baseline" if write_baseline is not None else "--config"
+            raise ConfigError(f"{flag} cannot be combined with --diff (each revision is "
+                              "checked under its own configs)")  # fmt: skip
         sys.exit(check_diff(targets, diff_base, options, out, threshold))
     own = [p for p in (output, write_baseline, baseline) if p is not None]
     report = run_check(targets, replace(options, config=config, exclude=own))
