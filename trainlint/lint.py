@@ -68,6 +68,9 @@ class CheckOptions:
     ignores, waivers and formats are its own closest config's, unless ``one_config``."""
     one_config: bool = False
     """``config`` applies to every file (``--config FILE``): no per-file discovery."""
+    root: Path | None = None
+    """The folder reported paths are relative to (None: ``config.project_root``'s choice, the
+    git work tree); for a folder checked as a repository of its own inside another."""
     baseline: Path | None = None
     """Findings recorded in this file do not count (default: the config's baseline)."""
     today: datetime.date | None = None
@@ -138,26 +141,27 @@ class Loaded:
     """Every file read, by resolved path (the workspace's): where suppressions find comments."""
 
 
-def load(
+def load(  # noqa: PLR0913 - the library call: paths, pack, config, then keyword-only options
     paths: Sequence[Path],
     pack: Pack | None = None,
     config: RepoConfig | Configs | None = None,
     *,
     workers: int | None = None,
     exclude: Sequence[Path] = (),
+    root: Path | None = None,
 ) -> Loaded:
     """Discover, parse and assemble the jobs under ``paths``, with their estimates filled
     from the pack's ``params.estimate`` assumptions, their suggestions within its rules'
     thresholds (``RuleLimits``). Files are parsed in ``workers``
     processes (default: ``parallel.worker_count``'s choice for the number of files);
     ``exclude`` names trainlint's own files (the report being written, the baseline).
-    Paths in the result are relative to the project root (``config.project_root``)."""
+    Paths in the result are relative to ``root`` (default: ``config.project_root``)."""
     _refuse_missing(paths)
     configs = config if isinstance(config, Configs) else Configs(config or run_config(paths))
     pack = pack or load_policy(configs.run).pack
     measured = measurement_root(common_folder(paths))
     own = [Path(os.path.abspath(path)) for path in exclude]
-    with at_root(project_root(paths, configs.run), paths) as local:
+    with at_root(root or project_root(paths, configs.run), paths) as local:
         return _load(local, pack, configs, Reading(workers, own, measured))
 
 
@@ -212,7 +216,8 @@ def check(paths: Sequence[Path], options: CheckOptions | None = None) -> Report:
     _refuse_missing(paths)
     plan = _plan(paths, options)
     own = [*options.exclude, *([plan.baseline] if plan.baseline is not None else [])]
-    loaded = load(paths, plan.pack, plan.configs, workers=options.workers, exclude=own)
+    loaded = load(paths, plan.pack, plan.configs, workers=options.workers, exclude=own,
+                  root=plan.root)  # fmt: skip
     with working_directory(plan.root):  # where the report's paths are relative to
         plan = _nested_configs(plan, loaded.files)
         report = _evaluate(loaded, plan, options)
@@ -318,7 +323,8 @@ def _plan(paths: Sequence[Path], options: CheckOptions) -> RunPlan:
     baseline = options.baseline or (config.root / config.baseline if config.baseline else None)
     baseline = Path(os.path.abspath(baseline)) if baseline is not None else None
     configs = Configs(config, fixed=options.one_config)
-    root = project_root(paths, config) if paths else Path.cwd()
+    root = options.root or (project_root(paths, config) if paths else Path.cwd())
+    root = Path(os.path.abspath(root))
     return RunPlan(configs, policy, selectors, tuple(conftest), known, violations, engine,
                    baseline, root)  # fmt: skip
 
