@@ -1,6 +1,9 @@
 """Repository configuration: ``[tool.trainlint]`` in pyproject.toml, ``.trainlint.yaml`` or
-``.trainlint.toml``; the file closest to the checked path wins (ruff's rule), and ``extend``
-names a base config it inherits from (the extending file's keys win).
+``.trainlint.toml``; the file closest to each checked file configures that file (ruff's rule:
+``Configs``), and ``extend`` names a base config it inherits from (the extending file's keys
+win). The run's own config (``run_config``, the closest to the folder holding every checked
+path) gives what is one per run — packs, params, baseline, fail-on — and ``project_root`` the
+folder every reported path is relative to. ``--config FILE`` (``load_config``) replaces them all.
 
 Keys are spelled as in ruff (``extend-select``, ``per-file-ignores``; snake_case works too).
 Unknown keys are errors that name the key and the file; so is a waiver without a reason.
