@@ -143,6 +143,7 @@ def layered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     root = make_repo(tmp_path_factory.mktemp("order") / "repo")
     (root / NESTED).write_text('ignore = ["TL401", "TL101"]\n' + WAIVER)
     (root / ".trainlint.toml").write_text('ignore = ["TL107"]\n')
+    (root / "small" / "a-link.sh").symlink_to("run.sh")  # one file, two names
     yield root
 
 
