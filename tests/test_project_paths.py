@@ -4,6 +4,7 @@ items 3 and 4), on a real git repository built by each test: a launch script und
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 import subprocess
@@ -18,9 +19,10 @@ from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLES
 from tests.fast_loop import examples
+from tests.probe.test_result import tiny_job
 from tests.security.test_org_policy import WASTE, org_pack
 from trainlint.cli import main
-from trainlint.lint import check
+from trainlint.lint import check, load_jobs
 from trainlint.workdir import working_directory
 
 SBATCH = "scripts/train.sbatch"
@@ -203,3 +205,18 @@ def test_an_org_packs_lock_holds_under_a_nested_config(tmp_path: Path) -> None:
         (f["file"], f["suppression"]) for f in found if f["rule"] == "TL201"
     }
     assert "team/.trainlint.toml" in {f["file"] for f in found if f["rule"] == "TL906"}
+
+
+@pytest.mark.slow  # torch on gloo, world sizes 1 and 2
+def test_a_probe_from_a_subfolder_writes_the_measurement_check_reads(repo: Path) -> None:
+    """Job ids are root-relative, so the probe runs from the root too: its measurement file
+    is the one ``check`` looks up, from whatever folder each was started."""
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("needs torch (trainlint[probe])")
+    tiny_job(repo / "team")  # with its own config: the measurements live under team/
+    options = ["--world-sizes", "1,2", "--warmup", "1", "--steps", "2", "--device", "cpu"]
+    code, output = cli(repo / "configs", "probe", "../team/train.py", *options)
+    assert code == 0, output
+    with working_directory(repo / "small"):
+        [job] = [job for job in load_jobs([Path("..")]) if job.id == "team/train.py"]
+    assert job.measurements["fresh"] is True

@@ -20,7 +20,7 @@ from typing import Any
 from trainlint import engine as engines
 from trainlint import suppress
 from trainlint.assemble import assemble
-from trainlint.config import Configs, RepoConfig, common_folder, project_root, run_config
+from trainlint.config import Configs, RepoConfig, project_root, run_config
 from trainlint.conftest_compat import conftest_rule_ids
 from trainlint.discover import discover
 from trainlint.errors import ConfigError, PolicyError
@@ -159,20 +159,17 @@ def load(  # noqa: PLR0913 - the library call: paths, pack, config, then keyword
     _refuse_missing(paths)
     configs = config if isinstance(config, Configs) else Configs(config or run_config(paths))
     pack = pack or load_policy(configs.run).pack
-    measured = measurement_root(common_folder(paths))
     own = [Path(os.path.abspath(path)) for path in exclude]
     with at_root(root or project_root(paths, configs.run), paths) as local:
-        return _load(local, pack, configs, Reading(workers, own, measured))
+        return _load(local, pack, configs, Reading(workers, own))
 
 
 @dataclass(frozen=True)
 class Reading:
-    """How ``_load`` reads: its worker count, the files it never reads (absolute), and the
-    folder the probe's measurements are kept under."""
+    """How ``_load`` reads: its worker count and the files it never reads (absolute)."""
 
     workers: int | None
     exclude: Sequence[Path]
-    measurements: Path
 
 
 def _load(paths: Sequence[Path], pack: Pack, configs: Configs, reading: Reading) -> Loaded:
@@ -182,10 +179,25 @@ def _load(paths: Sequence[Path], pack: Pack, configs: Configs, reading: Reading)
     space = Workspace(config=configs.run, configs=configs)
     read_documents(found, space, worker_count(len(found), reading.workers))
     jobs = assemble(found, space)
-    attach_measurements(jobs, reading.measurements)  # first: estimates use them
+    for folder, measured in _by_measurement_root(jobs).items():  # first: estimates use them
+        attach_measurements(measured, folder)
     for job in jobs:
         job.estimates = estimate(job, params, limits)
     return Loaded(jobs, outcomes(found, space, jobs), space.documents)
+
+
+def _by_measurement_root(jobs: Sequence[Job]) -> dict[Path, list[Job]]:
+    """The jobs by the folder their probe measurements are under: the one ``trainlint probe``
+    writes to for the job's entry file (``measurement_root``: its closest config's folder),
+    whatever paths the check was given."""
+    grouped: dict[Path, list[Job]] = {}
+    roots: dict[Path, Path] = {}  # by the entry file's folder: one config search each
+    for job in jobs:
+        entry = Path(job.id)
+        if entry.parent not in roots:
+            roots[entry.parent] = measurement_root(entry)
+        grouped.setdefault(roots[entry.parent], []).append(job)
+    return grouped
 
 
 def _refuse_missing(paths: Sequence[Path]) -> None:
