@@ -161,23 +161,17 @@ def load(  # noqa: PLR0913 - the library call: paths, pack, config, then keyword
     pack = pack or load_policy(configs.run).pack
     own = [Path(os.path.abspath(path)) for path in exclude]
     with at_root(root or project_root(paths, configs.run), paths) as local:
-        return _load(local, pack, configs, Reading(workers, own))
+        return _load(local, pack, configs, workers, own)
 
 
-@dataclass(frozen=True)
-class Reading:
-    """How ``_load`` reads: its worker count and the files it never reads (absolute)."""
-
-    workers: int | None
-    exclude: Sequence[Path]
-
-
-def _load(paths: Sequence[Path], pack: Pack, configs: Configs, reading: Reading) -> Loaded:
-    """``load`` from the project root, ``paths`` named from it."""
+def _load(
+    paths: Sequence[Path], pack: Pack, configs: Configs, workers: int | None, own: Sequence[Path]
+) -> Loaded:
+    """``load`` from the project root, ``paths`` named from it; ``own``: trainlint's files."""
     params, limits = EstimateParams.of(pack.data, pack.name), RuleLimits.of(pack.data)
-    found = discover(paths, exclude=reading.exclude)
+    found = discover(paths, exclude=own)
     space = Workspace(config=configs.run, configs=configs)
-    read_documents(found, space, worker_count(len(found), reading.workers))
+    read_documents(found, space, worker_count(len(found), workers))
     jobs = assemble(found, space)
     for folder, measured in _by_measurement_root(jobs).items():  # first: estimates use them
         attach_measurements(measured, folder)
