@@ -21,8 +21,10 @@ from tests.conftest import EXAMPLES
 from tests.fast_loop import examples
 from tests.probe.test_result import tiny_job
 from tests.security.test_org_policy import WASTE, org_pack
+from tests.test_diff import commit, git, set_save_steps
 from trainlint.cli import main
-from trainlint.lint import check, load_jobs
+from trainlint.diff import diff_check
+from trainlint.lint import CheckOptions, check, load_jobs
 from trainlint.workdir import working_directory
 
 SBATCH = "scripts/train.sbatch"
@@ -220,3 +222,24 @@ def test_a_probe_from_a_subfolder_writes_the_measurement_check_reads(repo: Path)
     with working_directory(repo / "small"):
         [job] = [job for job in load_jobs([Path("..")]) if job.id == "team/train.py"]
     assert job.measurements["fresh"] is True
+
+
+def test_diff_mode_with_a_nested_config_only_reports_what_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The base revision's tree is a folder outside git: its paths must still be relative to
+    its top, as the head's are to the work tree's, or every finding of a job under a nested
+    config looks new."""
+    root = tmp_path / "repo"
+    shutil.copytree(EXAMPLES / "llama3-sft", root / "examples" / "llama3-sft")
+    (root / "examples" / "llama3-sft" / ".trainlint.toml").write_text("")
+    set_save_steps(root, 500)
+    git(root, "init", "-q")
+    commit(root, "base")
+    git(root, "branch", "base")
+    monkeypatch.chdir(root)
+    set_save_steps(root, 10)
+    diff = diff_check([Path("examples/llama3-sft")], "base", CheckOptions())
+    new = {f.rule for f in diff.new}
+    assert "TL201" in new
+    assert "TL302" not in new  # NCCL_DEBUG=INFO was there at the base too

@@ -277,7 +277,7 @@ def _evaluate(tree: Path, targets: Sequence[str], ids: set[str], options: CheckO
         files = sorted({s.path for job in jobs for s in job.sources if Path(s.path).exists()})
         if not files:
             return Report()
-        report = check([Path(f) for f in files], replace(options, config=config))
+        report = check([Path(f) for f in files], replace(options, config=config, root=tree))
     report.jobs = [job for job in report.jobs if job.id in ids]
     return report
 
