@@ -165,6 +165,10 @@ class RepoConfig(BaseModel):
         return fnmatch.fnmatch(relative, glob) or fnmatch.fnmatch(relative, glob.replace("**/", ""))
 
 
+ReadConfigs = dict[Path, RepoConfig | None]
+"""Config files already read, by path (None: a pyproject.toml without a trainlint table)."""
+
+
 def find_config(start: Path) -> RepoConfig:
     """The closest config at or above ``start`` (a file's folder or a folder), up to the top
     of its git work tree; defaults if none."""
@@ -174,14 +178,24 @@ def find_config(start: Path) -> RepoConfig:
         for name in CONFIG_FILES:
             candidate = directory / name
             if candidate.is_file():
-                root = top or directory
-                _inside(candidate.resolve(), root, f"{candidate}: the config is a link to a file")
-                table = _read(candidate)
-                if table is not None:
-                    return _validate(_extended(table, candidate, root), candidate, root)
+                config = _config_in(candidate, top or directory)
+                if config is not None:
+                    return config
         if directory == top:
             break
     return RepoConfig()
+
+
+def _config_in(file: Path, root: Path, read: ReadConfigs | None = None) -> RepoConfig | None:
+    """The config in ``file`` (None: a pyproject.toml without one), read once per ``read``."""
+    if read is not None and file in read:
+        return read[file]
+    _inside(file.resolve(), root, f"{file}: the config is a link to a file")
+    table = _read(file)
+    config = None if table is None else _validate(_extended(table, file, root), file, root)
+    if read is not None:
+        read[file] = config
+    return config
 
 
 def load_config(path: Path) -> RepoConfig:
@@ -230,41 +244,72 @@ def project_root(paths: Sequence[Path], config: RepoConfig) -> Path:
 class Configs:
     """The config of each checked file: the closest one at or above it, as ruff finds a
     file's settings (a nested ``.trainlint.toml`` applies to the files under it), or the
-    run's config for every file when ``fixed`` (``--config FILE``)."""
+    run's config for every file when ``fixed`` (``--config FILE``). Each folder is searched
+    once and each config file read once per run."""
 
     run: RepoConfig
     fixed: bool = False
-    _by_folder: dict[Path, RepoConfig] = field(default_factory=dict)
+    _by_folder: dict[str, RepoConfig] = field(default_factory=dict)
+    _closest_by_folder: dict[str, RepoConfig | None] = field(default_factory=dict)
+    _read: ReadConfigs = field(default_factory=dict)
+    _defaults: RepoConfig = field(default_factory=RepoConfig)
+
+    def __post_init__(self) -> None:
+        """The run's config is its file's: found again, it is the same object."""
+        if self.run.source is not None:
+            self._read[Path(os.path.realpath(self.run.source))] = self.run
+        else:
+            self._defaults = self.run
 
     def of(self, path: str | Path) -> RepoConfig:
         """The config that applies to the file ``path`` (relative to the working directory)."""
-        if self.fixed:
-            return self.run
-        folder = Path(os.path.abspath(path)).parent
+        return self.run if self.fixed else self.closest(path)
+
+    def closest(self, path: str | Path) -> RepoConfig:
+        """The closest config at or above the file ``path``, even under ``--config`` (where
+        the probe keeps the file's measurements, ``measurement.measurement_root``)."""
+        folder = os.path.dirname(os.path.abspath(path))
         found = self._by_folder.get(folder)
         if found is None:
-            found = self._find(folder)
-            self._by_folder[folder] = found
+            found = self._by_folder[folder] = self._find(folder)
         return found
 
-    def _find(self, folder: Path) -> RepoConfig:
-        if not folder.is_dir():  # a place that is no file of the tree (``<baseline>``)
+    def _find(self, folder: str) -> RepoConfig:
+        if not os.path.isdir(folder):  # a place that is no file of the tree (``<baseline>``)
             return self.run
-        config = find_config(folder)
-        return self.run if _same(config, self.run) else config
+        return self._closest(os.path.realpath(folder)) or self._defaults
+
+    def _closest(self, folder: str) -> RepoConfig | None:
+        """``find_config``'s search, remembered folder by folder: a folder without a config
+        file has its parent's, up to the top of the git work tree (None: no config)."""
+        if folder in self._closest_by_folder:
+            return self._closest_by_folder[folder]
+        try:
+            names = set(os.listdir(folder))
+        except OSError:
+            names = set()
+        found = self._here(Path(folder), names)
+        parent = os.path.dirname(folder)
+        if found is None and ".git" not in names and parent != folder:
+            found = self._closest(parent)
+        self._closest_by_folder[folder] = found
+        return found
+
+    def _here(self, folder: Path, names: set[str]) -> RepoConfig | None:
+        """The config of a file in ``folder`` itself (whose entries are ``names``)."""
+        for name in CONFIG_FILES:
+            candidate = folder / name
+            if name in names and candidate.is_file():
+                config = _config_in(candidate, git_top(folder) or folder, self._read)
+                if config is not None:
+                    return config
+        return None
 
     def used(self) -> list[RepoConfig]:
         """The run's config, then every other config a file was given, by file."""
         others = {id(c): c for c in self._by_folder.values() if c is not self.run}
         nested = sorted(others.values(), key=lambda c: str(c.source or ""))
         return [self.run, *nested]
-
-
-def _same(config: RepoConfig, other: RepoConfig) -> bool:
-    """Whether two configs were read from the same file."""
-    if config.source is None or other.source is None:
-        return config.source is other.source
-    return os.path.realpath(config.source) == os.path.realpath(other.source)
 
 
 def repository_root(folder: Path) -> Path:

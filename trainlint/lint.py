@@ -28,7 +28,7 @@ from trainlint.estimate import EstimateParams, RuleLimits, estimate
 from trainlint.files import outcomes, unsupported_input
 from trainlint.findings import Finding, Severity, make_finding, selected, sort_key
 from trainlint.job import Job, Location, SourceFile
-from trainlint.measurement import attach_measurements, measurement_root
+from trainlint.measurement import attach_measurements
 from trainlint.packs import Pack, RuleMeta
 from trainlint.packs.layering import Violation
 from trainlint.parallel import (
@@ -173,24 +173,24 @@ def _load(
     space = Workspace(config=configs.run, configs=configs)
     read_documents(found, space, worker_count(len(found), workers))
     jobs = assemble(found, space)
-    for folder, measured in _by_measurement_root(jobs).items():  # first: estimates use them
+    for folder, measured in _by_measurement_root(jobs, configs).items():  # estimates use them
         attach_measurements(measured, folder)
     for job in jobs:
         job.estimates = estimate(job, params, limits)
     return Loaded(jobs, outcomes(found, space, jobs), space.documents)
 
 
-def _by_measurement_root(jobs: Sequence[Job]) -> dict[Path, list[Job]]:
+def _by_measurement_root(jobs: Sequence[Job], configs: Configs) -> dict[Path, list[Job]]:
     """The jobs by the folder their probe measurements are under: the one ``trainlint probe``
-    writes to for the job's entry file (``measurement_root``: its closest config's folder),
-    whatever paths the check was given."""
+    writes to for the job's entry file (``measurement.measurement_root``: the folder of its
+    closest config, else its own), whatever paths the check was given."""
     grouped: dict[Path, list[Job]] = {}
-    roots: dict[Path, Path] = {}  # by the entry file's folder: one config search each
     for job in jobs:
-        entry = Path(job.id)
-        if entry.parent not in roots:
-            roots[entry.parent] = measurement_root(entry)
-        grouped.setdefault(roots[entry.parent], []).append(job)
+        config = configs.closest(job.id)
+        folder = (
+            config.root if config.source is not None else Path(job.id).absolute().parent.resolve()
+        )
+        grouped.setdefault(folder, []).append(job)
     return grouped
 
 
