@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import IO, TYPE_CHECKING, cast
 
 import click
 
@@ -40,8 +40,9 @@ def run_check(paths: Sequence[Path], options: CheckOptions) -> Report:
     return lint_check(paths, options)
 
 
-def text_console() -> Console:
-    """A console that colours the text format on a terminal; files and pipes get plain text."""
+def text_console(file: IO[str] | None = None, *, force_terminal: bool | None = None) -> Console:
+    """A console that colours the text format on a terminal; files and pipes get plain text.
+    (``file`` and ``force_terminal`` as rich's: stdout, and a terminal when it is one.)"""
     from rich.console import Console
     from rich.highlighter import RegexHighlighter
     from rich.theme import Theme
@@ -59,7 +60,15 @@ def text_console() -> Console:
         "tl.location": "bold", "tl.rule": "bold magenta", "tl.error": "bold red",
         "tl.warning": "yellow", "tl.info": "cyan", "tl.cost": "green",
     })  # fmt: skip
-    return Console(highlighter=FindingHighlighter(), theme=theme)
+    return Console(
+        file=file, force_terminal=force_terminal, highlighter=FindingHighlighter(), theme=theme
+    )
+
+
+def print_text(console: Console, text: str) -> None:
+    """Print a rendered report on a terminal: coloured by the highlighter, never read as rich
+    markup, which would swallow ``[warning]`` and any bracketed file name or message."""
+    console.print(text, end="", soft_wrap=True, markup=False)
 
 
 @main.command()
@@ -256,7 +265,7 @@ class Destination:
         if self.output is not None:
             write_report(self.output, text)
         elif self.fmt == "text" and sys.stdout.isatty():
-            text_console().print(text, end="", soft_wrap=True)
+            print_text(text_console(), text)
         else:
             click.echo(text, nl=False)
 

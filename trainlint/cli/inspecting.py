@@ -65,21 +65,23 @@ def estimate(paths: tuple[Path, ...], fmt: str) -> None:
         click.echo(json.dumps(estimate_document(jobs), indent=2))
     elif sys.stdout.isatty() and jobs:
         from rich.console import Console
+        from rich.markup import escape
         from rich.table import Table
 
         console = Console()
-        for job in jobs:
+        for job in jobs:  # job ids, labels and sources are text, never rich markup: escaped
             shown = estimate_view(job)
-            table = Table(title=shown.id, title_justify="left", show_header=True)
+            table = Table(title=escape(shown.id), title_justify="left", show_header=True)
             for column in ("section", "estimate", "value", "source"):
                 table.add_column(column, justify="right" if column == "value" else "left")
             section = None
             for row in shown.rows:
                 heading = row.section if row.section != section else ""
-                table.add_row(heading, row.label, row.value, row.source)
+                cells = (heading, row.label, row.value, row.source)
+                table.add_row(*map(escape, cells))
                 section = row.section
             for name, how in shown.unknown:
-                table.add_row("Unknown input", name, "", how, style="yellow")
+                table.add_row("Unknown input", escape(name), "", escape(how), style="yellow")
             console.print(table)
     else:
         click.echo(render_estimates(jobs), nl=False)
