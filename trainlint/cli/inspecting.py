@@ -100,7 +100,12 @@ def rule(key: str) -> None:
     pack = load_policy(config).pack
     meta = pack.get_rule(key)
     if meta is None:
-        raise ConfigError(f"unknown rule {key!r} (see `trainlint rules`)")
+        from trainlint.suggest import closest
+
+        names = [name for rule in pack.rules for name in (rule.id, rule.slug)]
+        match = closest(key, names)
+        hint = f"did you mean {match!r}? " if match else ""
+        raise ConfigError(f"unknown rule {key!r} ({hint}see `trainlint rules`)")
     text = render_rule(meta, rule_params(meta, pack))
     if sys.stdout.isatty():
         from rich.console import Console
