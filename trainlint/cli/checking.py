@@ -91,6 +91,18 @@ def print_text(console: Console, text: str) -> None:
     "config's fail-on, else warning]",
 )
 @click.option(
+    "--exit-zero",
+    is_flag=True,
+    help="Exit 0 even when findings reach --fail-on (as ruff's); a usage, config or policy "
+    "error still exits 2.",
+)
+@click.option(
+    "--statistics",
+    is_flag=True,
+    help="Show each rule's count of findings and their cost per run, most findings first, "
+    "instead of the findings (--format text or json).",
+)
+@click.option(
     "--select",
     multiple=True,
     help="Rules to run: id, prefix (TL2) or slug; repeatable or comma-separated. Replaces "
@@ -193,6 +205,8 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     fmt: str | None,
     output: Path | None,
     fail_on: str | None,
+    exit_zero: bool,
+    statistics: bool,
     select: tuple[str, ...],
     extend_select: tuple[str, ...],
     ignore: tuple[str, ...],
@@ -215,10 +229,11 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     from trainlint.lint import CheckOptions
 
     _check_engine(engine_name, opa_url)
+    out = Destination(fmt or _default_format(), output, statistics=statistics)
+    _check_statistics(out, diff_base, write_baseline)
     targets = list(paths) or [Path(".")]
     config = find_config(targets[0])
     threshold = cast("Severity", fail_on or config.fail_on or "warning")
-    out = Destination(fmt or _default_format(), output)
     options = CheckOptions(
         engine_name=engine_name, opa_url=opa_url, select=split_values(select) or None,
         extend_select=split_values(extend_select), ignore=split_values(ignore),
@@ -229,12 +244,28 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     if diff_base is not None:
         if write_baseline is not None:
             raise ConfigError("--write-baseline cannot be combined with --diff")
-        sys.exit(check_diff(targets, diff_base, options, out, threshold))
+        sys.exit(_exit_code(check_diff(targets, diff_base, options, out, threshold), exit_zero))
     own = [p for p in (output, write_baseline, baseline) if p is not None]
     report = run_check(targets, replace(options, config=config, exclude=own))
     if write_baseline is not None:
         sys.exit(_write_baseline(report, write_baseline))
-    sys.exit(_report(report, out, threshold))
+    sys.exit(_exit_code(_report(report, out, threshold), exit_zero))
+
+
+def _exit_code(code: int, exit_zero: bool) -> int:
+    """``--exit-zero``: findings never fail the run (ruff's); errors still exit 2."""
+    return EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code
+
+
+def _check_statistics(out: Destination, diff_base: str | None, baseline: Path | None) -> None:
+    """``--statistics`` tallies one check's findings as text or JSON, as ruff's does."""
+    if not out.statistics:
+        return
+    if out.fmt not in STATISTICS_FORMATS:
+        raise ConfigError(f"--statistics is shown as text or json, not {out.fmt}")
+    if diff_base is not None or baseline is not None:
+        option = "--diff" if diff_base is not None else "--write-baseline"
+        raise ConfigError(f"--statistics cannot be combined with {option}")
 
 
 def _check_engine(engine_name: str, opa_url: str | None) -> None:
@@ -254,12 +285,25 @@ def _default_format() -> str:
     return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
 
 
+STATISTICS_FORMATS = ("text", "json")
+
+
 @dataclass(frozen=True)
 class Destination:
     """Where a report goes: ``--output``, else stdout (coloured for text on a terminal)."""
 
     fmt: str
     output: Path | None
+    statistics: bool = False
+    """``--statistics``: each rule's count and cost instead of the findings."""
+
+    def render(self, report: Report) -> str:
+        if self.statistics:
+            from trainlint.report import _statistics
+
+            tally = _statistics.render_json if self.fmt == "json" else _statistics.render_text
+            return tally(report)
+        return renderer(self.fmt)(report)
 
     def emit(self, text: str) -> None:
         if self.output is not None:
@@ -275,7 +319,7 @@ def _report(report: Report, out: Destination, threshold: Severity) -> int:
     ``threshold``."""
     from trainlint.findings import at_or_above
 
-    text = renderer(out.fmt)(report)
+    text = out.render(report)
     if out.fmt == "github":
         append_step_summary(report)
     out.emit(text)
