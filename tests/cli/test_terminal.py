@@ -72,3 +72,18 @@ def _read_all(fd: int) -> str:
             break
         chunks.append(chunk)
     return b"".join(chunks).decode("utf-8")
+
+
+def test_estimate_tables_keep_bracketed_job_ids(in_tmp: Path) -> None:
+    """``trainlint estimate`` on a terminal: the job id (a file name) is not read as markup."""
+    from rich.console import Console
+
+    from trainlint.cli.inspecting import estimate_tables
+    from trainlint.lint import load_jobs
+
+    shutil.copytree(EXAMPLES / "llama3-sft", in_tmp / "[exp-1]")
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=200)
+    for table in estimate_tables(load_jobs([Path("[exp-1]")])):
+        console.print(table)
+    assert "[exp-1]/train.slurm" in ANSI.sub("", screen.getvalue())
