@@ -48,6 +48,18 @@ def test_statistics_as_text(examples: Path, golden: Golden) -> None:
     golden("check_examples_statistics.txt", result.output)
 
 
+def test_statistics_are_text_in_github_actions_unless_asked_otherwise(
+    examples: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default format there is github annotations, which statistics cannot be."""
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    result = run("check", "examples", "--statistics")
+    assert result.exit_code == 1
+    assert (
+        result.output == (REPO / "tests" / "golden" / "check_examples_statistics.txt").read_text()
+    )
+
+
 def test_statistics_as_json_tally_the_findings_that_count(examples: Path) -> None:
     findings = json.loads(run("check", "examples", "--format", "json").output)["findings"]
     counted = [f for f in findings if f["suppression"] is None]

@@ -229,7 +229,7 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     from trainlint.lint import CheckOptions
 
     _check_engine(engine_name, opa_url)
-    out = Destination(fmt or _default_format(), output, statistics=statistics)
+    out = Destination(fmt or _default_format(statistics), output, statistics=statistics)
     _check_statistics(out, diff_base, write_baseline)
     targets = list(paths) or [Path(".")]
     config = find_config(targets[0])
@@ -281,8 +281,10 @@ def _check_engine(engine_name: str, opa_url: str | None) -> None:
         check_url(opa_url)
 
 
-def _default_format() -> str:
-    return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+def _default_format(statistics: bool = False) -> str:
+    """github annotations in GitHub Actions, else text; statistics are text everywhere."""
+    in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
+    return "github" if in_actions and not statistics else "text"
 
 
 STATISTICS_FORMATS = ("text", "json")
