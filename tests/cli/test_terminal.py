@@ -41,6 +41,7 @@ def test_a_terminal_shows_the_severity_and_every_bracket(
     assert (severity in shown) is not no_color
 
 
+@pytest.mark.slow  # a subprocess; the forced-terminal test above covers the fast loop
 def test_check_on_a_real_terminal_keeps_the_severity(tmp_path: Path) -> None:
     """End to end: ``trainlint check`` with its stdout a pseudo-terminal, as a user runs it."""
     shutil.copytree(EXAMPLES / "llama3-sft", tmp_path / "repo")
