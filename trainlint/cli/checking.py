@@ -266,6 +266,7 @@ def _report(report: Report, out: Destination, threshold: Severity) -> int:
     ``threshold``."""
     from trainlint.findings import at_or_above
 
+    report = replace(report, fail_on=threshold)
     text = renderer(out.fmt)(report)
     if out.fmt == "github":
         append_step_summary(report)
