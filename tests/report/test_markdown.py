@@ -104,3 +104,30 @@ def test_any_limit(limit: int) -> None:
     body = render_comment(synthetic(5000), limit=limit)
     assert len(body) <= limit
     well_formed(body)
+
+
+def _chart_diff(before: float, after: float) -> DiffReport:
+    return DiffReport(
+        base="origin/main", base_commit="0" * 40,
+        jobs=[JobDiff(job="jobs/train.sh", status="modified",
+                      before=JobCost(gpu="H100-SXM", gpus=8, usd=before),
+                      after=JobCost(gpu="H100-SXM", gpus=8, usd=after))],
+        usd_before=before, usd_after=after,
+    )  # fmt: skip
+
+
+def _bar_heights(body: str) -> tuple[list[float], float, float]:
+    """The bars and the y-axis range of the comment's mermaid chart."""
+    axis = re.search(r'y-axis "[^"]*" (\S+) --> (\S+)', body)
+    bars = re.search(r"bar \[([^\]]*)\]", body)
+    assert axis is not None and bars is not None, body
+    return [float(v) for v in bars.group(1).split(",")], float(axis[1]), float(axis[2])
+
+
+@pytest.mark.parametrize(("before", "after"), [(100.0, 164.0), (4.53, 3.25), (9000.0, 12000.0)])
+def test_chart_axis_starts_at_zero_so_bars_keep_their_ratio(before: float, after: float) -> None:
+    """A +64% change must look like +64%, not tenfold: the axis runs from 0 to at least the
+    tallest bar, so bar heights are proportional to the values."""
+    bars, low, high = _bar_heights(render_comment(_chart_diff(before, after)))
+    assert low == 0
+    assert max(bars) <= high < 2.5 * max(bars)

@@ -8,6 +8,7 @@ fence or a ``<details>`` block is never cut in the middle.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -247,15 +248,26 @@ def _chart(jobs: Sequence[JobDiff]) -> list[str]:
     known = sorted(known, key=lambda j: -abs(_gap(j)))[:CHART_JOBS]
     if not known or all(_gap(j) == 0 for j in known):
         return []
-    labels, values = [], []
+    labels, values, top = [], [], 0.0
     for job in known:
         name = _short(job.job)
         pair = _usd_pair(job) or (0.0, 0.0)
         labels += [f'"{name} before"', f'"{name} after"']
         values += [f"{pair[0]:.0f}", f"{pair[1]:.0f}"]
+        top = max(top, *pair)
+    axis = f'    y-axis "USD per run" 0 --> {_axis_top(top):g}'  # from zero: bars compare
     return ["```mermaid", "xychart-beta", '    title "Estimated $ per run, before and after"',
-            f"    x-axis [{', '.join(labels)}]", '    y-axis "USD per run"',
+            f"    x-axis [{', '.join(labels)}]", axis,
             f"    bar [{', '.join(values)}]", "```", ""]  # fmt: skip
+
+
+def _axis_top(value: float) -> float:
+    """The chart's y-axis end: ``value`` rounded up to 1, 2, 2.5 or 5 times 10^k. Mermaid would
+    otherwise start the axis near the smallest bar, so a +64% change looks tenfold."""
+    if value <= 0:
+        return 1.0
+    scale = 10.0 ** math.floor(math.log10(value))
+    return next(step * scale for step in (1, 2, 2.5, 5, 10) if step * scale >= value)
 
 
 def _usd_pair(job: JobDiff) -> tuple[float, float] | None:
