@@ -2,24 +2,67 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from tests.conftest import Golden
 from tests.report.canonical import canonical_report
+from trainlint.cli import main
 from trainlint.findings import Finding, Waste
-from trainlint.report import renderer
-from trainlint.report.markdown import MARKER, render, render_comment
+from trainlint.report import _links, renderer
+from trainlint.report.markdown import ICONS, MARKER, render, render_comment
 from trainlint.results import DiffReport, JobCost, JobDiff
 
 
 def test_golden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, golden: Golden) -> None:
     text = render(canonical_report(tmp_path, monkeypatch))
-    assert "| ⚠️ | TL201 `checkpoint-too-frequent` |" in text
     assert "8\N{MULTIPLICATION SIGN} H100-SXM" in text and "1 suppressed" in text
     golden("report_markdown.md", text)
+
+
+def _entry_costs(text: str) -> list[float]:
+    """The $ per run of each finding entry, in the order the report lists them (0: none)."""
+    entries = [line for line in text.splitlines() if line.startswith("- ") and " · " in line]
+    costs = [re.search(r"~\$([\d,.]+) per run\*\*", entry) for entry in entries]
+    return [float(c.group(1).replace(",", "")) if c else 0.0 for c in costs]
+
+
+def test_findings_are_listed_most_costly_first_without_a_prose_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    report = canonical_report(tmp_path, monkeypatch)
+    text = render(report)
+    costs = _entry_costs(text)
+    assert len(costs) == sum(f.suppression is None for f in report.findings)
+    assert costs == sorted(costs, reverse=True) and costs[0] == 175
+    assert "| Finding |" not in text  # messages are not squeezed into table cells
+    entry = next(line for line in text.splitlines() if "~$175 per run" in line)
+    assert "[`checkpoint-too-frequent`](https://github.com/trainlint/trainlint/blob/main/" in entry
+    assert "(examples/llama3-sft/train.slurm#L20)" in entry  # relative outside a PR
+
+
+def test_equal_costs_are_ordered_by_severity() -> None:
+    from trainlint.results import Report
+
+    findings = [finding(1, "info", waste=None), finding(2, "error", waste=None),
+                finding(3, "warning", waste=None)]  # fmt: skip
+    text = render(Report(findings=findings))
+    entries = [line for line in text.splitlines() if line.startswith("- ") and " · " in line]
+    icons = [ICONS[s] for s in ("error", "warning", "info")]
+    assert [next(i for i in icons if e.startswith(f"- {i} ")) for e in entries] == icons
+
+
+def test_links_are_absolute_blob_urls_with_a_link_base() -> None:
+    from trainlint.results import Report
+
+    base = "https://github.com/acme/models/blob/0123abc/"
+    text = render(Report(findings=[finding(7)]), link_base=base)
+    assert f"]({base}jobs/job7/train.sh#L8)" in text
 
 
 def test_discovered_as_a_format() -> None:
@@ -131,3 +174,90 @@ def test_chart_axis_starts_at_zero_so_bars_keep_their_ratio(before: float, after
     bars, low, high = _bar_heights(render_comment(_chart_diff(before, after)))
     assert low == 0
     assert max(bars) <= high < 2.5 * max(bars)
+
+
+CI_VARIABLES = ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_SHA", "CI_PROJECT_URL",
+                "CI_COMMIT_SHA", "GITHUB_ACTIONS")  # fmt: skip
+
+
+@pytest.fixture
+def no_ci(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    for name in (*CI_VARIABLES, "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+def test_blob_base_from_the_ci_variables() -> None:
+    github = {"GITHUB_SERVER_URL": "https://ghe.acme.example", "GITHUB_REPOSITORY": "ml/models",
+              "GITHUB_SHA": "abc123"}  # fmt: skip
+    assert _links.blob_base(github) == "https://ghe.acme.example/ml/models/blob/abc123/"
+    gitlab = {"CI_PROJECT_URL": "https://gitlab.com/grp/proj", "CI_COMMIT_SHA": "def456"}
+    assert _links.blob_base(gitlab) == "https://gitlab.com/grp/proj/-/blob/def456/"
+    assert _links.blob_base({"GITHUB_REPOSITORY": "ml/models"}) is None
+
+
+@pytest.mark.parametrize(
+    ("remote", "expected"),
+    [
+        ("git@github.com:acme/models.git", "https://github.com/acme/models/blob/S/"),
+        ("https://x-access-token:t0k@github.com/acme/models", "https://github.com/acme/models/blob/S/"),
+        ("ssh://git@gitlab.acme.example:2222/ml/sub/proj.git",
+         "https://gitlab.acme.example/ml/sub/proj/-/blob/S/"),
+        ("https://bitbucket.org/acme/models.git", None),
+        ("/srv/git/models.git", None),
+    ],
+)  # fmt: skip
+def test_blob_base_from_a_remote(remote: str, expected: str | None) -> None:
+    assert _links.blob_base_from_remote(remote, "S") == expected
+
+
+def _slurm_job(root: Path) -> Path:
+    job = root / "train.slurm"
+    launch = "torchrun --nproc_per_node=8 train.py --logging_steps 1 --max_steps 5000"
+    job.write_text(f"#!/bin/bash\n#SBATCH --gres=gpu:8\n#SBATCH --time=02:00:00\n{launch}\n")
+    return job
+
+
+def test_cli_markdown_links_are_absolute_in_ci_and_relative_elsewhere(
+    tmp_path: Path, no_ci: pytest.MonkeyPatch
+) -> None:
+    _slurm_job(tmp_path)
+    no_ci.chdir(tmp_path)
+    runner = CliRunner()
+    local = runner.invoke(main, ["check", ".", "--format", "markdown"]).output
+    assert "](train.slurm#L" in local
+    no_ci.setenv("GITHUB_SERVER_URL", "https://github.com")
+    no_ci.setenv("GITHUB_REPOSITORY", "acme/models")
+    no_ci.setenv("GITHUB_SHA", "abc123")
+    in_ci = runner.invoke(main, ["check", ".", "--format", "markdown"]).output
+    assert "](https://github.com/acme/models/blob/abc123/train.slurm#L" in in_ci
+
+
+def _git(repo: Path, *args: str) -> str:
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(repo), "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_CONFIG_GLOBAL": os.devnull}  # fmt: skip
+    options = ["-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
+    done = subprocess.run(["git", *options, *args], cwd=repo, env=env, capture_output=True,
+                          text=True, check=True)  # fmt: skip
+    return done.stdout.strip()
+
+
+def test_cli_diff_markdown_links_point_at_the_head_commit_on_the_host(
+    tmp_path: Path, no_ci: pytest.MonkeyPatch
+) -> None:
+    """In diff mode the markdown is a PR comment: relative links there 404, so they go to the
+    origin remote's blob view of HEAD even outside CI."""
+    job = _slurm_job(tmp_path)
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "remote", "add", "origin", "git@github.com:acme/models.git")
+    _git(tmp_path, "add", "-A")
+    _git(tmp_path, "commit", "-q", "-m", "base")
+    _git(tmp_path, "branch", "base")
+    job.write_text(job.read_text().replace("--gres=gpu:8", "--gres=gpu:4"))
+    _git(tmp_path, "commit", "-q", "-am", "fewer GPUs")
+    head = _git(tmp_path, "rev-parse", "HEAD")
+    no_ci.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["check", "--diff", "base", "--format", "markdown"])
+    assert f"](https://github.com/acme/models/blob/{head}/train.slurm#L" in result.output, (
+        result.output
+    )

@@ -267,7 +267,12 @@ def _report(report: Report, out: Destination, threshold: Severity) -> int:
     from trainlint.findings import at_or_above
 
     report = replace(report, fail_on=threshold)
-    text = renderer(out.fmt)(report)
+    if out.fmt == "markdown":
+        from trainlint.report import markdown
+
+        text = markdown.render(report, link_base=link_base(diff_mode=False))
+    else:
+        text = renderer(out.fmt)(report)
     if out.fmt == "github":
         append_step_summary(report)
     out.emit(text)
@@ -323,12 +328,33 @@ def render_diff(diff: DiffReport, fmt: str) -> str:
     if fmt == "json":
         return diff.model_dump_json(indent=2) + "\n"
     if fmt == "markdown":
-        return markdown.render_comment(diff)
+        return markdown.render_comment(diff, link_base=link_base(diff_mode=True))
     if fmt == "text":
         lines = [text.format_finding(f) for f in diff.new]
         lines += [f"error: {e.side}: {e.job}: {e.message}" for e in diff.errors]
         return "\n".join([*lines, markdown.diff_line(diff)]) + "\n"
     return renderer(fmt)(diff.head_report_new_only())
+
+
+def link_base(*, diff_mode: bool) -> str | None:
+    """Where markdown's file links point: the host's blob view of the commit when the report
+    is read in a pull request (the CI's variables set, or diff mode: the ``origin`` remote at
+    HEAD), else None (links relative to the repository root)."""
+    from trainlint.report._links import blob_base, blob_base_from_remote
+
+    base = blob_base(os.environ)
+    if base is not None or not diff_mode:
+        return base
+    remote, head = _git_output("remote", "get-url", "origin"), _git_output("rev-parse", "HEAD")
+    return blob_base_from_remote(remote, head) if remote and head else None
+
+
+def _git_output(*args: str) -> str:
+    """``git ARGS``'s output in the working directory, "" when git fails."""
+    import subprocess
+
+    done = subprocess.run(["git", *args], capture_output=True, text=True, check=False)
+    return done.stdout.strip() if done.returncode == 0 else ""
 
 
 def write_report(output: Path, text: str) -> None:

@@ -5,12 +5,15 @@ default branch (``RULES_DOCS``; GitHub's heading anchors: ``#checkpoint-too-freq
 so a link keeps working across releases. Pack rules link to the first of their METADATA
 ``related_resources``; a rule with neither has no link.
 
-A report read in a pull or merge request (CI) links files to the host's blob view of the
-commit checked (``blob_base``); elsewhere links stay relative to the repository root.
+A report read in a pull or merge request links files to the host's blob view of the commit
+checked: from the CI's variables (``blob_base``), or in diff mode from the ``origin`` remote
+and HEAD (``blob_base_from_remote``); elsewhere links stay relative to the repository root,
+where a relative link in a PR comment would 404.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from functools import cache
 from urllib.parse import quote
@@ -52,3 +55,24 @@ def file_link(file: str, line: int, base: str | None) -> str:
     path = quote(file.removeprefix("./"))
     prefix = base.rstrip("/") + "/" if base else ""
     return f"{prefix}{path}#L{line}"
+
+
+_REMOTE = re.compile(
+    r"^(?:(?:https?|ssh|git)://(?:[^@/]+@)?(?P<host>[^/:]+)(?::\d+)?/"
+    r"|[^@/]+@(?P<scp_host>[^:/]+):)(?P<path>[^?#]+?)(?:\.git)?/?$"
+)
+
+
+def blob_base_from_remote(remote: str, sha: str) -> str | None:
+    """``<host>/<repo>/blob/<sha>/`` for a GitHub or GitLab remote URL (https, ssh or
+    ``git@host:owner/repo.git``), else None: another host's blob URLs are unknown."""
+    match = _REMOTE.match(remote.strip())
+    if match is None or not sha:
+        return None
+    host = (match["host"] or match["scp_host"]).lower()
+    path = match["path"].strip("/")
+    if "github" in host:
+        return f"https://{host}/{path}/blob/{sha}/"
+    if "gitlab" in host:
+        return f"https://{host}/{path}/-/blob/{sha}/"
+    return None
