@@ -12,6 +12,7 @@ import xmlschema
 from click.testing import CliRunner
 
 from tests.report.canonical import builtin_rule, canonical_report, finding
+from tests.report.repo import job_repo_with_a_change
 from trainlint.cli import main
 from trainlint.findings import Finding, Suppression, Waste
 from trainlint.packs import RuleMeta
@@ -149,6 +150,20 @@ def test_cli_junit_failures_follow_fail_on(tmp_path: Path) -> None:
         root = ET.fromstring(result.output)
         assert schema_problems(result.output) == []
         failures = int(root.get("failures", ""))
+        assert (failures > 0) == (result.exit_code == 1), (fail_on, result.output)
+
+
+def test_cli_diff_junit_failures_follow_fail_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In --diff mode too: the new findings' report counts failures as the exit code does."""
+    job_repo_with_a_change(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    for fail_on in ("error", "info"):
+        args = ["check", "--diff", "base", "--format", "junit", "--fail-on", fail_on]
+        result = CliRunner().invoke(main, args)
+        assert schema_problems(result.output) == [], result.output
+        failures = int(ET.fromstring(result.output).get("failures", ""))
         assert (failures > 0) == (result.exit_code == 1), (fail_on, result.output)
 
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,6 +10,7 @@ from click.testing import CliRunner
 
 from tests.conftest import Golden
 from tests.report.canonical import canonical_report
+from tests.report.repo import job_repo_with_a_change, slurm_job
 from trainlint.cli import main
 from trainlint.findings import Finding, Waste
 from trainlint.report import _links, renderer
@@ -211,17 +210,10 @@ def test_blob_base_from_a_remote(remote: str, expected: str | None) -> None:
     assert _links.blob_base_from_remote(remote, "S") == expected
 
 
-def _slurm_job(root: Path) -> Path:
-    job = root / "train.slurm"
-    launch = "torchrun --nproc_per_node=8 train.py --logging_steps 1 --max_steps 5000"
-    job.write_text(f"#!/bin/bash\n#SBATCH --gres=gpu:8\n#SBATCH --time=02:00:00\n{launch}\n")
-    return job
-
-
 def test_cli_markdown_links_are_absolute_in_ci_and_relative_elsewhere(
     tmp_path: Path, no_ci: pytest.MonkeyPatch
 ) -> None:
-    _slurm_job(tmp_path)
+    slurm_job(tmp_path)
     no_ci.chdir(tmp_path)
     runner = CliRunner()
     local = runner.invoke(main, ["check", ".", "--format", "markdown"]).output
@@ -233,29 +225,12 @@ def test_cli_markdown_links_are_absolute_in_ci_and_relative_elsewhere(
     assert "](https://github.com/acme/models/blob/abc123/train.slurm#L" in in_ci
 
 
-def _git(repo: Path, *args: str) -> str:
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(repo), "GIT_CONFIG_NOSYSTEM": "1",
-           "GIT_CONFIG_GLOBAL": os.devnull}  # fmt: skip
-    options = ["-c", "user.name=T", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
-    done = subprocess.run(["git", *options, *args], cwd=repo, env=env, capture_output=True,
-                          text=True, check=True)  # fmt: skip
-    return done.stdout.strip()
-
-
 def test_cli_diff_markdown_links_point_at_the_head_commit_on_the_host(
     tmp_path: Path, no_ci: pytest.MonkeyPatch
 ) -> None:
     """In diff mode the markdown is a PR comment: relative links there 404, so they go to the
     origin remote's blob view of HEAD even outside CI."""
-    job = _slurm_job(tmp_path)
-    _git(tmp_path, "init", "-q")
-    _git(tmp_path, "remote", "add", "origin", "git@github.com:acme/models.git")
-    _git(tmp_path, "add", "-A")
-    _git(tmp_path, "commit", "-q", "-m", "base")
-    _git(tmp_path, "branch", "base")
-    job.write_text(job.read_text().replace("--gres=gpu:8", "--gres=gpu:4"))
-    _git(tmp_path, "commit", "-q", "-am", "fewer GPUs")
-    head = _git(tmp_path, "rev-parse", "HEAD")
+    head = job_repo_with_a_change(tmp_path, remote="git@github.com:acme/models.git")
     no_ci.chdir(tmp_path)
     result = CliRunner().invoke(main, ["check", "--diff", "base", "--format", "markdown"])
     assert f"](https://github.com/acme/models/blob/{head}/train.slurm#L" in result.output, (

@@ -311,7 +311,7 @@ def check_diff(
     from trainlint.findings import at_or_above
 
     diff = diff_check(targets, base, options)
-    rendered = render_diff(diff, out.fmt)
+    rendered = render_diff(diff, out.fmt, threshold)
     if out.fmt == "github":
         append_step_summary(diff.head_report_new_only())
     out.emit(rendered)
@@ -320,9 +320,9 @@ def check_diff(
     return EXIT_FINDINGS if at_or_above(diff.new, threshold) else EXIT_CLEAN
 
 
-def render_diff(diff: DiffReport, fmt: str) -> str:
+def render_diff(diff: DiffReport, fmt: str, threshold: Severity = "warning") -> str:
     """text = the new findings and a summary, json = the DiffReport, markdown = the PR comment;
-    any other format renders the head's new findings only."""
+    any other format renders the head's new findings only (``threshold``: ``--fail-on``)."""
     from trainlint.report import markdown, text
 
     if fmt == "json":
@@ -333,7 +333,7 @@ def render_diff(diff: DiffReport, fmt: str) -> str:
         lines = [text.format_finding(f) for f in diff.new]
         lines += [f"error: {e.side}: {e.job}: {e.message}" for e in diff.errors]
         return "\n".join([*lines, markdown.diff_line(diff)]) + "\n"
-    return renderer(fmt)(diff.head_report_new_only())
+    return renderer(fmt)(replace(diff.head_report_new_only(), fail_on=threshold))
 
 
 def link_base(*, diff_mode: bool) -> str | None:
