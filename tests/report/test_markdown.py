@@ -173,6 +173,7 @@ def test_chart_axis_starts_at_zero_so_bars_keep_their_ratio(before: float, after
     bars, low, high = _bar_heights(render_comment(_chart_diff(before, after)))
     assert low == 0
     assert max(bars) <= high < 2.5 * max(bars)
+    assert bars[1] / bars[0] == pytest.approx(after / before, rel=0.01)  # no rounding away
 
 
 CI_VARIABLES = ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_SHA", "CI_PROJECT_URL",

@@ -280,17 +280,20 @@ def _chart(jobs: Sequence[JobDiff]) -> list[str]:
     known = sorted(known, key=lambda j: -abs(_gap(j)))[:CHART_JOBS]
     if not known or all(_gap(j) == 0 for j in known):
         return []
-    labels, values, top = [], [], 0.0
+    labels: list[str] = []
+    values: list[float] = []
+    top = 0.0
     for job in known:
         name = _short(job.job)
         pair = _usd_pair(job) or (0.0, 0.0)
         labels += [f'"{name} before"', f'"{name} after"']
-        values += [f"{pair[0]:.0f}", f"{pair[1]:.0f}"]
+        values += list(pair)
         top = max(top, *pair)
+    digits = 0 if top >= 100 else 2  # $4.53 → $3.25 must not be drawn as 5 → 3
     axis = f'    y-axis "USD per run" 0 --> {_axis_top(top):g}'  # from zero: bars compare
     return ["```mermaid", "xychart-beta", '    title "Estimated $ per run, before and after"',
             f"    x-axis [{', '.join(labels)}]", axis,
-            f"    bar [{', '.join(values)}]", "```", ""]  # fmt: skip
+            f"    bar [{', '.join(f'{v:.{digits}f}' for v in values)}]", "```", ""]  # fmt: skip
 
 
 def _axis_top(value: float) -> float:
