@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from trainlint.findings import Finding
+from trainlint.findings import Finding, Severity
 from trainlint.job import Job, Location
 from trainlint.packs import RuleMeta
 
@@ -56,6 +56,9 @@ class Report:
     """The effective ``data.trainlint.params``: rule options as the layers set them."""
     files: list[FileOutcome] = field(default_factory=list)
     """What became of every candidate file (``trainlint show --files``)."""
+    fail_on: Severity = "warning"
+    """``--fail-on``: the lowest severity that sets the exit code, so reports that gate (JUnit
+    failures) count the same findings as the exit code."""
 
 
 # -- diff mode ---------------------------------------------------------------------------------

@@ -305,6 +305,10 @@ class Destination:
 
             tally = _statistics.render_json if self.fmt == "json" else _statistics.render_text
             return tally(report)
+        if self.fmt == "markdown":
+            from trainlint.report import markdown
+
+            return markdown.render(report, link_base=link_base(diff_mode=False))
         return renderer(self.fmt)(report)
 
     def emit(self, text: str) -> None:
@@ -321,7 +325,7 @@ def _report(report: Report, out: Destination, threshold: Severity) -> int:
     ``threshold``."""
     from trainlint.findings import at_or_above
 
-    text = out.render(report)
+    text = out.render(replace(report, fail_on=threshold))
     if out.fmt == "github":
         append_step_summary(report)
     out.emit(text)
@@ -360,7 +364,7 @@ def check_diff(
     from trainlint.findings import at_or_above
 
     diff = diff_check(targets, base, options)
-    rendered = render_diff(diff, out.fmt)
+    rendered = render_diff(diff, out.fmt, threshold)
     if out.fmt == "github":
         append_step_summary(diff.head_report_new_only())
     out.emit(rendered)
@@ -369,20 +373,41 @@ def check_diff(
     return EXIT_FINDINGS if at_or_above(diff.new, threshold) else EXIT_CLEAN
 
 
-def render_diff(diff: DiffReport, fmt: str) -> str:
+def render_diff(diff: DiffReport, fmt: str, threshold: Severity = "warning") -> str:
     """text = the new findings and a summary, json = the DiffReport, markdown = the PR comment;
-    any other format renders the head's new findings only."""
+    any other format renders the head's new findings only (``threshold``: ``--fail-on``)."""
     from trainlint.report import markdown, text
 
     if fmt == "json":
         return diff.model_dump_json(indent=2) + "\n"
     if fmt == "markdown":
-        return markdown.render_comment(diff)
+        return markdown.render_comment(diff, link_base=link_base(diff_mode=True))
     if fmt == "text":
         lines = [text.format_finding(f) for f in diff.new]
         lines += [f"error: {e.side}: {e.job}: {e.message}" for e in diff.errors]
         return "\n".join([*lines, markdown.diff_line(diff)]) + "\n"
-    return renderer(fmt)(diff.head_report_new_only())
+    return renderer(fmt)(replace(diff.head_report_new_only(), fail_on=threshold))
+
+
+def link_base(*, diff_mode: bool) -> str | None:
+    """Where markdown's file links point: the host's blob view of the commit when the report
+    is read in a pull request (the CI's variables set, or diff mode: the ``origin`` remote at
+    HEAD), else None (links relative to the repository root)."""
+    from trainlint.report._links import blob_base, blob_base_from_remote
+
+    base = blob_base(os.environ)
+    if base is not None or not diff_mode:
+        return base
+    remote, head = _git_output("remote", "get-url", "origin"), _git_output("rev-parse", "HEAD")
+    return blob_base_from_remote(remote, head) if remote and head else None
+
+
+def _git_output(*args: str) -> str:
+    """``git ARGS``'s output in the working directory, "" when git fails."""
+    import subprocess
+
+    done = subprocess.run(["git", *args], capture_output=True, text=True, check=False)
+    return done.stdout.strip() if done.returncode == 0 else ""
 
 
 def write_report(output: Path, text: str) -> None:

@@ -1,5 +1,9 @@
 """Markdown: a check report (``render``) and the sticky pull-request comment (``render_comment``).
 
+The check report leads with what costs most: a row per job (cost per run, $ flagged), then
+every finding as a list item, most costly first, its message on a line of its own rather than
+squeezed into a table cell.
+
 The comment's first line is the hidden ``MARKER`` by which a bot finds it again. It is kept
 under ``limit`` characters (GitHub: 65,536) by dropping the collapsed details first, then
 shortening the lists (``… and N more``) and the job tables; a table row, a list item, a code
@@ -8,13 +12,13 @@ fence or a ``<details>`` block is never cut in the middle.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from urllib.parse import quote
 
 from trainlint.findings import SEVERITY_RANK, Finding, Severity
-from trainlint.job import Job
+from trainlint.report._links import file_link, rule_help_uri
 from trainlint.report.text import format_waste
 from trainlint.results import DiffReport, JobCost, JobDiff, Report
 
@@ -27,25 +31,36 @@ MAX_MESSAGE = 600  # characters of one finding's message in a list item or table
 CHART_JOBS = 8
 
 
-def render(report: Report) -> str:
-    """A check report: findings grouped by job, each job with its cost per run."""
-    counted = [f for f in report.findings if f.suppression is None]
+def render(report: Report, *, link_base: str | None = None) -> str:
+    """A check report: a summary, one table row per job (its cost per run and what was
+    flagged), then every finding as a list item, most costly first ($ per run, then
+    severity), its message on a line of its own; suppressed findings collapsed below.
+
+    ``link_base`` (``https://github.com/OWNER/REPO/blob/SHA/``, ``_links.blob_base``) makes
+    the file:line links absolute, for a report read in a pull request; else they are
+    relative to the repository root.
+    """
+    counted = sorted((f for f in report.findings if f.suppression is None), key=_cost_order)
     lines = ["## trainlint", "", _check_summary(report, counted), ""]
-    jobs = {job.id: job for job in report.jobs}
-    by_job: dict[str, list[Finding]] = {}
-    for finding in counted:
-        by_job.setdefault(finding.job if finding.job in jobs else "", []).append(finding)
-    for job_id in [*jobs, ""]:
-        findings = by_job.get(job_id, [])
-        if job_id == "" and not findings:
-            continue
-        lines += _job_section(jobs.get(job_id), findings)
+    lines += _jobs_table(report, counted)
+    if counted:
+        help_uris = {rule.id: rule_help_uri(rule) for rule in report.rules}
+        lines += ["### Findings, most costly first", ""]
+        lines += [_finding_entry(f, link_base, help_uris.get(f.rule)) for f in counted]
+        lines.append("")
     suppressed = [f for f in report.findings if f.suppression is not None]
     if suppressed:
-        items = [f"- {_item(f, None)} — {_suppression(f)}" for f in suppressed]
+        items = [f"- {_item(f, link_base)} — {_suppression(f)}" for f in suppressed]
         lines += _details(f"{len(suppressed)} suppressed", items)
     lines += [f"- **error** `{_code(e.job)}`: {_cell(e.message)}" for e in report.errors]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _cost_order(finding: Finding) -> tuple[float, int, str, int, int, str]:
+    """Most costly first: $ per run, then severity, then location."""
+    usd = finding.waste.usd if finding.waste and finding.waste.usd is not None else 0.0
+    return (-usd, -SEVERITY_RANK[finding.severity], finding.file, finding.line, finding.column,
+            finding.rule)  # fmt: skip
 
 
 def _check_summary(report: Report, counted: Sequence[Finding]) -> str:
@@ -54,28 +69,46 @@ def _check_summary(report: Report, counted: Sequence[Finding]) -> str:
         return f"No findings in {jobs}."
     counts = Counter(f.severity for f in counted)
     parts = ", ".join(f"{counts[s]} {s}" for s in TITLES if counts[s])
-    usd = sum(f.waste.usd for f in counted if f.waste and f.waste.usd)
+    usd = _flagged(counted)
     cost = f" · ~{_usd(usd)} per run flagged" if usd else ""
     return f"**{_plural(len(counted), 'finding')}** ({parts}) in {jobs}{cost}."
 
 
-def _job_section(job: Job | None, findings: Sequence[Finding]) -> list[str]:
-    if job is None:
-        heading = "### Other findings"
-    else:
-        run = job.estimates.run
-        facts = [_gpus(job.estimates.gpu, job.estimates.gpus)]
-        facts += [f"~{_hours(run.hours)}", f"~{_usd(run.usd)} per run"] if run.usd else []
-        heading = f"### `{_code(job.id)}` — {' · '.join(facts)}"
-    if not findings:
-        return [heading, "", "No findings.", ""]
-    rows = ["| | Rule | Location | Finding | Cost per run |", "|---|---|---|---|---|"]
-    for f in findings:
-        cost = format_waste(f.waste).strip(" ()").removesuffix(" per run")
-        where = f"`{_code(f.file)}:{f.line}:{f.column}`"
-        rows.append(f"| {ICONS[f.severity]} | {f.rule} `{f.name}` | {where} | "
-                    f"{_cell(f.message)} | {cost} |")  # fmt: skip
-    return [heading, "", *rows, ""]
+def _flagged(findings: Iterable[Finding]) -> float:
+    return sum(f.waste.usd for f in findings if f.waste and f.waste.usd)
+
+
+def _jobs_table(report: Report, counted: Sequence[Finding]) -> list[str]:
+    """One row per job, the one with the most $ flagged first."""
+    if not report.jobs:
+        return []
+    by_job = {job.id: [f for f in counted if f.job == job.id] for job in report.jobs}
+    jobs = sorted(report.jobs, key=lambda j: (-_flagged(by_job[j.id]), -len(by_job[j.id]), j.id))
+    rows = ["| Job | GPUs | Run | Cost per run | Findings | Flagged per run |",
+            "|---|---|---:|---:|---:|---:|"]  # fmt: skip
+    for job in jobs:
+        run, flagged = job.estimates.run, _flagged(by_job[job.id])
+        hours = f"~{_hours(run.hours)}" if run.hours is not None else "?"
+        cost = f"~{_usd(run.usd)}" if run.usd is not None else "?"
+        rows.append(f"| `{_code(job.id)}` | {_gpus(job.estimates.gpu, job.estimates.gpus)} | "
+                    f"{hours} | {cost} | {len(by_job[job.id])} | "
+                    f"{f'~{_usd(flagged)}' if flagged else '—'} |")  # fmt: skip
+    return [*rows, ""]
+
+
+def _finding_entry(finding: Finding, link_base: str | None, help_uri: str | None) -> str:
+    """``- ⚠️ **~$175 per run** · TL201 checkpoint-too-frequent · file:line`` and, on the
+    next line (a hard break), the message."""
+    where = f"{finding.file}:{finding.line}"
+    place = f"[`{_code(where)}`]({file_link(finding.file, finding.line, link_base)})"
+    rule = f"[`{_code(finding.name)}`]({help_uri})" if help_uri else f"`{_code(finding.name)}`"
+    head = []
+    if finding.waste and (finding.waste.usd or finding.waste.gpu_hours):
+        head.append(f"**{format_waste(finding.waste).strip(' ()')}**")
+    head += [f"**{finding.rule}** {rule}", place]
+    job = f" (job `{_code(finding.job)}`)" if finding.job != finding.file else ""
+    icon = ICONS[finding.severity]
+    return f"- {icon} {' · '.join(head)}{job}\\\n  {_cell(finding.message)}"
 
 
 # -- the pull-request comment ------------------------------------------------------------------
@@ -247,15 +280,29 @@ def _chart(jobs: Sequence[JobDiff]) -> list[str]:
     known = sorted(known, key=lambda j: -abs(_gap(j)))[:CHART_JOBS]
     if not known or all(_gap(j) == 0 for j in known):
         return []
-    labels, values = [], []
+    labels: list[str] = []
+    values: list[float] = []
+    top = 0.0
     for job in known:
         name = _short(job.job)
         pair = _usd_pair(job) or (0.0, 0.0)
         labels += [f'"{name} before"', f'"{name} after"']
-        values += [f"{pair[0]:.0f}", f"{pair[1]:.0f}"]
+        values += list(pair)
+        top = max(top, *pair)
+    digits = 0 if top >= 100 else 2  # $4.53 → $3.25 must not be drawn as 5 → 3
+    axis = f'    y-axis "USD per run" 0 --> {_axis_top(top):g}'  # from zero: bars compare
     return ["```mermaid", "xychart-beta", '    title "Estimated $ per run, before and after"',
-            f"    x-axis [{', '.join(labels)}]", '    y-axis "USD per run"',
-            f"    bar [{', '.join(values)}]", "```", ""]  # fmt: skip
+            f"    x-axis [{', '.join(labels)}]", axis,
+            f"    bar [{', '.join(f'{v:.{digits}f}' for v in values)}]", "```", ""]  # fmt: skip
+
+
+def _axis_top(value: float) -> float:
+    """The chart's y-axis end: ``value`` rounded up to 1, 2, 2.5 or 5 times 10^k. Mermaid would
+    otherwise start the axis near the smallest bar, so a +64% change looks tenfold."""
+    if value <= 0:
+        return 1.0
+    scale = 10.0 ** math.floor(math.log10(value))
+    return next(step * scale for step in (1, 2, 2.5, 5, 10) if step * scale >= value)
 
 
 def _usd_pair(job: JobDiff) -> tuple[float, float] | None:
@@ -326,9 +373,7 @@ def _item(finding: Finding, link_base: str | None) -> str:
 
 
 def _link(finding: Finding, link_base: str | None) -> str:
-    path = quote(finding.file.removeprefix("./"))
-    base = link_base.rstrip("/") + "/" if link_base else ""
-    return f"{base}{path}#L{finding.line}"
+    return file_link(finding.file, finding.line, link_base)
 
 
 def _suppression(finding: Finding) -> str:
