@@ -9,6 +9,7 @@ TL906).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import os
 from collections.abc import Sequence
@@ -29,7 +30,7 @@ from trainlint.files import outcomes, unsupported_input
 from trainlint.findings import Finding, Severity, make_finding, selected, sort_key
 from trainlint.job import Job, Location, SourceFile
 from trainlint.measurement import attach_measurements, measurement_root
-from trainlint.packs import Pack, RuleMeta
+from trainlint.packs import Pack, RuleMeta, with_rego_v0
 from trainlint.packs.layering import Violation
 from trainlint.parallel import (
     Evaluation,
@@ -70,6 +71,8 @@ class CheckOptions:
     namespaces: Sequence[str] = ()
     """Conftest-style namespaces whose deny/violation/warn rules run too."""
     all_namespaces: bool = False
+    rego_v0: bool = False
+    """Pack modules of no declared Rego version are Rego v0 (``--rego-v0``)."""
     offline: bool = False
     """Remote packs from the cache only."""
     workers: int | None = None
@@ -239,6 +242,8 @@ def _plan(paths: Sequence[Path], options: CheckOptions) -> RunPlan:
     if config is None:
         config = find_config(paths[0]) if paths else RepoConfig()
     policy = load_policy(config, options.pack, offline=options.offline, required=options.packs)
+    if options.rego_v0:
+        policy = dataclasses.replace(policy, pack=with_rego_v0(policy.pack))
     selection = Selection.resolve(config, options.select, options.extend_select, options.ignore)
     conftest = conftest_rule_ids(policy.pack, options.namespaces, options.all_namespaces)
     known = _known(policy.pack, conftest)

@@ -125,6 +125,12 @@ def text_console() -> Console:
     help="Run the deny/violation/warn rules of every package in the pack.",
 )
 @click.option(
+    "--rego-v0",
+    is_flag=True,
+    help="Read pack modules whose .manifest declares no rego_version as Rego v0 "
+    "(deny[msg] {...}), as conftest --rego-version v0 does.",
+)
+@click.option(
     "--baseline",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
     help="Findings recorded in this baseline file do not count.",
@@ -199,6 +205,7 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     strict: bool = False,
     packs: tuple[str, ...] = (),
     approved_by: str | None = None,
+    rego_v0: bool = False,
 ) -> None:
     """Check the training jobs under PATHS (default: the current directory). A click command
     takes each option as a parameter; the check's own go into one ``CheckOptions``."""
@@ -215,7 +222,7 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
         extend_select=split_values(extend_select), ignore=split_values(ignore),
         baseline=baseline, namespaces=split_values(namespaces), all_namespaces=all_namespaces,
         offline=offline, workers=workers, strict=strict, packs=_pack_values(packs),
-        approved_by=_names(approved_by),
+        approved_by=_names(approved_by), rego_v0=rego_v0,
     )  # fmt: skip
     if diff_base is not None:
         if write_baseline is not None:

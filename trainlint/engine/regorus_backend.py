@@ -12,11 +12,13 @@ environment) after ``capabilities`` has refused any call that would leave the sa
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from typing import Any
 
 from trainlint.engine import collect
+from trainlint.engine.rego_version import add_module, version_of
 from trainlint.engine.results import findings_by_rule, normalise, one_line
 from trainlint.engine.watchdog import GuardedEngine, compile_confined
 from trainlint.errors import PolicyError
@@ -32,8 +34,10 @@ class RegorusEngine:
         import regorus
 
         self._engine: Any = regorus.Engine()
+        add = functools.partial(_call, self._engine.add_policy)
         for file, source in pack.modules.items():
-            _call(self._engine.add_policy, f"{pack.name}/{file}", source)
+            version = version_of(pack, file)
+            add_module(self._engine, add, f"{pack.name}/{file}", source, version)
         collector = collect.collector_module(rule.package for rule in pack.rules)
         _call(self._engine.add_policy, collect.FILE, collector)
         _call(self._engine.add_data_json, json.dumps(pack.data))
