@@ -125,6 +125,15 @@ def text_console() -> Console:
     help="Run the deny/violation/warn rules of every package in the pack.",
 )
 @click.option(
+    "--conftest",
+    "conftest_dir",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    metavar="POLICY_DIR",
+    help="Conftest mode: run this conftest policy directory's deny/violation/warn rules "
+    "(package main, or --namespace) on every YAML, JSON and TOML file, each document as "
+    "conftest parses it (input.kind, input.spec...), beside the job rules.",
+)
+@click.option(
     "--rego-v0",
     is_flag=True,
     help="Read pack modules whose .manifest declares no rego_version as Rego v0 "
@@ -206,6 +215,7 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     packs: tuple[str, ...] = (),
     approved_by: str | None = None,
     rego_v0: bool = False,
+    conftest_dir: Path | None = None,
 ) -> None:
     """Check the training jobs under PATHS (default: the current directory). A click command
     takes each option as a parameter; the check's own go into one ``CheckOptions``."""
@@ -222,7 +232,7 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
         extend_select=split_values(extend_select), ignore=split_values(ignore),
         baseline=baseline, namespaces=split_values(namespaces), all_namespaces=all_namespaces,
         offline=offline, workers=workers, strict=strict, packs=_pack_values(packs),
-        approved_by=_names(approved_by), rego_v0=rego_v0,
+        approved_by=_names(approved_by), rego_v0=rego_v0, conftest=conftest_dir,
     )  # fmt: skip
     if diff_base is not None:
         if write_baseline is not None:
