@@ -2,8 +2,9 @@
 
 The policies are what a team kept from conftest: Rego v0 (``deny[msg] {...}``, no manifest),
 ``package main``, rules over the raw manifest (``input.kind == "PyTorchJob"``). The inputs are
-real files: a PyTorchJob manifest, a multi-document YAML, a JSON list, a TOML file and a YAML
-file with another tool's tags; each document is one input, as conftest evaluates it.
+real files: a PyTorchJob manifest (the kubernetes format's fixture), a multi-document YAML, a
+JSON list, a TOML file and a YAML file with another tool's tags; each document is one input,
+as conftest evaluates it.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ deny[msg] {
 
 warn[{"msg": msg, "pointer": "/spec/pytorchReplicaSpecs/Worker/replicas"}] {
   input.kind == "PyTorchJob"
-  input.spec.pytorchReplicaSpecs.Worker.replicas > 4
-  msg := "more than 4 workers"
+  input.spec.pytorchReplicaSpecs.Worker.replicas > 2
+  msg := "more than 2 workers"
 }
 
 deny_configmap[msg] {
@@ -62,34 +63,7 @@ deny contains msg if {
 }
 """
 
-PYTORCH_JOB = """apiVersion: kubeflow.org/v1
-kind: PyTorchJob
-metadata:
-  name: llama-ft
-spec:
-  pytorchReplicaSpecs:
-    Master:
-      replicas: 1
-      template:
-        spec:
-          containers:
-            - name: pytorch
-              image: pytorch/pytorch:2.3.0
-              command: ["torchrun", "train.py", "--max_steps", "1000"]
-              resources:
-                limits:
-                  nvidia.com/gpu: 8
-    Worker:
-      replicas: 8
-      template:
-        spec:
-          containers:
-            - name: pytorch
-              image: pytorch/pytorch:2.3.0
-              resources:
-                limits:
-                  nvidia.com/gpu: 8
-"""
+PYTORCH_JOB = Path(__file__).parents[1] / "sources/fixtures/kubernetes/pytorchjob_gpu.yaml"
 
 MULTI_DOCUMENT = """apiVersion: v1
 kind: ConfigMap
@@ -122,7 +96,7 @@ def repo(in_tmp: Path) -> Path:
     (policy / "k8s.rego").write_text(K8S_POLICY)
     (policy / "secrets.rego").write_text(V1_POLICY)
     (policy / "k8s_test.rego").write_text("package main\n\ntest_nothing { true }\n")
-    (in_tmp / "job.yaml").write_text(PYTORCH_JOB)
+    (in_tmp / "job.yaml").write_text(PYTORCH_JOB.read_text())
     (in_tmp / "configmaps.yaml").write_text(MULTI_DOCUMENT)
     (in_tmp / "hparams.toml").write_text(HPARAMS)
     (in_tmp / "images.json").write_text(json.dumps([{"image": "docker.io/x"}, {"image": "y"}]))
@@ -146,10 +120,10 @@ def test_conftest_policies_see_each_document(repo: Path, engine_name: str) -> No
         ("main.violation", "error", "hparams.toml", 1, 1),  # _loc as the policy gives it
         ("main.deny_image", "error", "images.json", 1, 1),  # a JSON list: one input each
         ("main.deny", "error", "job.yaml", 1, 1),  # the PyTorchJob document starts on line 1
-        ("main.warn", "warning", "job.yaml", 19, 7),  # pointer → where replicas: 8 is written
+        ("main.warn", "warning", "job.yaml", 45, 7),  # pointer → where replicas: 3 is written
     ]
     messages = {f.message for f in report.findings}
-    assert "PyTorchJob llama-ft keeps its pods: set ttlSecondsAfterFinished" in messages
+    assert "PyTorchJob llama-sft keeps its pods: set ttlSecondsAfterFinished" in messages
     assert "ConfigMap allowed is not allowed here" not in messages
     assert len({f.fingerprint for f in report.findings}) == len(report.findings)
 
