@@ -232,7 +232,8 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
         extend_select=split_values(extend_select), ignore=split_values(ignore),
         baseline=baseline, namespaces=split_values(namespaces), all_namespaces=all_namespaces,
         offline=offline, workers=workers, strict=strict, packs=_pack_values(packs),
-        approved_by=_names(approved_by), rego_v0=rego_v0, conftest=conftest_dir,
+        approved_by=_names(approved_by), rego_v0=rego_v0,
+        conftest=conftest_dir.resolve() if conftest_dir else None,  # same policies in --diff
     )  # fmt: skip
     if diff_base is not None:
         if write_baseline is not None:
