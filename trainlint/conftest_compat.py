@@ -18,8 +18,12 @@ Semantics follow conftest (``docs/index.md``, ``policy/engine.go``, ``runner/tes
   ``org.*`` matches the pack's packages), ``--all-namespaces`` (every package of the pack).
   Each namespace is a package path without ``data.`` (``org.training``).
 
-The input is the job model (``Job.as_input()``), not the raw files: a policy reads
-``input.training.precision``, whatever format set it.
+In a pack the input is the job model (``Job.as_input()``), not the raw files: a policy reads
+``input.training.precision``, whatever format set it. In conftest mode (``check --conftest
+DIR``, ``FileMode``) a policy directory's rules see each YAML, JSON or TOML file as conftest
+parses it, one input per document (``conftest_input``), so ``input.kind == "PyTorchJob"``
+holds on a PyTorchJob manifest; a finding sits at its document's first line, or at the value
+its ``pointer`` names.
 
 Rule ids: a conftest rule has no TLxxx id, so a finding's ``rule`` (and ``name``) is
 ``<namespace>.<rule>`` (``main.deny``, ``org.training.warn_fp32``). That is what conftest prints

@@ -6,34 +6,36 @@ a list) each element is evaluated as an input of its own, under the same file na
 ``PyTorchJob`` manifest is ``{"apiVersion": ..., "kind": "PyTorchJob", ...}`` and
 ``input.kind == "PyTorchJob"`` holds, whatever trainlint's formats make of the file.
 
-Formats, by suffix: YAML (``.yaml``, ``.yml``; an empty document is skipped; tags of other
-tools, ``!Ref`` or ``!reference``, read as their plain value, as Go's YAML does), JSON and
-TOML. Dates and times become strings, as they do when conftest hands Go values to OPA. Each
-input keeps the line where its document starts, and in YAML the line and column of every
-value, so a result's JSON ``pointer`` lands where the value is written.
+The files are read by the sources' own structured readers (``load_yaml``, ``load_json``,
+``load_toml``: the same size, nesting and alias limits as every other read, and the line and
+column of every key), then made plain as conftest's Go parsers make them: a value under
+another tool's tag (``!Ref``, ``!reference``) is the value it tags, dates and times are
+strings. An empty YAML document is skipped, and so is a template that does not parse (Helm's
+``{{ .Values.x }}``): conftest checks rendered output. A result's JSON ``pointer`` lands where
+its value is written.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from trainlint.errors import SourceError
 from trainlint.job import Location
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+from trainlint.sources.base import Input as SourceInput
+from trainlint.sources.base.workloads import template_kind
+from trainlint.sources.structured import KeyPath, Tagged, Tree, load_json, load_yaml
+from trainlint.sources.structured.toml import load_toml
 
 SUFFIXES = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".toml": "toml"}
-MAX_BYTES = 8 * 1024 * 1024
-"""A larger file is no configuration; it is reported, not parsed."""
+_READERS: dict[str, Callable[[str], list[Tree]]] = {
+    "yaml": load_yaml,
+    "json": lambda text: [load_json(text)],
+    "toml": lambda text: [load_toml(text)],
+}
 
 
 class InputError(ValueError):
@@ -67,117 +69,53 @@ def is_input(path: Path) -> bool:
 
 def read_inputs(path: Path, shown: str) -> list[Input]:
     """The inputs of one file (``shown``: its name in findings); InputError when it does not
-    parse."""
+    parse, but none for a template (Helm, Jinja) that does not: conftest reads what it renders
+    to, and the check's own outcome for it already says so."""
     try:
-        if path.stat().st_size > MAX_BYTES:
-            raise InputError(f"over {MAX_BYTES // 1024**2} MiB")
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(str(exc)) from None
-    return parse_inputs(text, SUFFIXES[path.suffix.lower()], shown)
+    try:
+        return parse_inputs(text, SUFFIXES[path.suffix.lower()], shown)
+    except InputError:
+        if template_kind(SourceInput(shown, text), parses=False) is not None:
+            return []
+        raise
 
 
 def parse_inputs(text: str, kind: str, shown: str) -> list[Input]:
     """``text`` of format ``kind`` (yaml, json, toml) as conftest's inputs."""
-    parsers: dict[str, Callable[[str, str], list[Input]]] = {
-        "yaml": _yaml_inputs, "json": _json_inputs, "toml": _toml_inputs,
-    }  # fmt: skip
-    return parsers[kind](text, shown)
-
-
-def _json_inputs(text: str, shown: str) -> list[Input]:
     try:
-        value = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise InputError(f"not JSON: {exc}") from None
-    return _split(value, shown)
+        trees = [tree for tree in _READERS[kind](text) if tree.data is not None]
+    except SourceError as exc:
+        raise InputError(f"{shown}:{exc.line}:{exc.column}: {exc.message}") from None
+    if len(trees) == 1 and isinstance(trees[0].data, list):  # one list: one input per element
+        tree = trees[0]
+        return [_input(item, tree, (index,), shown, index) for index, item in enumerate(tree.data)]
+    return [_input(tree.data, tree, (), shown, index) for index, tree in enumerate(trees)]
 
 
-def _toml_inputs(text: str, shown: str) -> list[Input]:
-    try:
-        value = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError) as exc:
-        raise InputError(f"not TOML: {exc}") from None
-    return _split(_plain(value), shown)
+def _input(value: Any, tree: Tree, root: KeyPath, shown: str, index: int) -> Input:
+    """The value at ``root`` of ``tree``, plain, with the places of its values by pointer."""
+    positions = {
+        _pointer(path[len(root) :]): span
+        for path, span in tree.spans.items()
+        if path[: len(root)] == root
+    }
+    line = tree.span(root)[0]
+    return Input(_plain(value), shown, line, index, positions)
 
 
-def _split(value: Any, shown: str) -> list[Input]:
-    """A top-level list is one input per element, as conftest evaluates it."""
-    values = value if isinstance(value, list) else [value]
-    return [Input(item, shown, 1, index) for index, item in enumerate(values)]
-
-
-def _yaml_inputs(text: str, shown: str) -> list[Input]:
-    try:
-        nodes = _yaml_documents(text)
-    except (yaml.YAMLError, RecursionError) as exc:
-        raise InputError(f"not YAML: {' '.join(str(exc).split())}") from None
-    if len(nodes) == 1 and isinstance(nodes[0], yaml.SequenceNode):
-        nodes = list(nodes[0].value)  # one document that is a list: one input per element
-    inputs = []
-    for index, node in enumerate(nodes):
-        value = _plain(_Loader.construct(node))
-        positions: dict[str, tuple[int, int]] = {}
-        _positions(node, "", positions)
-        inputs.append(Input(value, shown, node.start_mark.line + 1, index, positions))
-    return inputs
-
-
-def _yaml_documents(text: str) -> list[yaml.Node]:
-    """The root node of each non-empty document."""
-    loader = _Loader(text)
-    try:
-        documents = []
-        while loader.check_node():
-            node = loader.get_node()
-            if node is not None and not _is_null(node):
-                documents.append(node)
-        return documents
-    finally:
-        loader.dispose()
-
-
-def _is_null(node: yaml.Node) -> bool:
-    return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null"
-
-
-def _positions(node: yaml.Node, pointer: str, into: dict[str, tuple[int, int]]) -> None:
-    """Line and column (1-based) of every value below ``node``, by JSON pointer."""
-    into[pointer] = (node.start_mark.line + 1, node.start_mark.column + 1)
-    if isinstance(node, yaml.MappingNode):
-        for key, child in node.value:
-            if isinstance(key, yaml.ScalarNode):
-                below = f"{pointer}/{str(key.value).replace('~', '~0').replace('/', '~1')}"
-                _positions(child, below, into)
-                into[below] = (key.start_mark.line + 1, key.start_mark.column + 1)  # the key's
-    elif isinstance(node, yaml.SequenceNode):
-        for index, child in enumerate(node.value):
-            _positions(child, f"{pointer}/{index}", into)
+def _pointer(path: KeyPath) -> str:
+    """A key path as a JSON pointer (``("spec", "replicas")`` -> ``/spec/replicas``)."""
+    return "".join(f"/{str(key).replace('~', '~0').replace('/', '~1')}" for key in path)
 
 
 def _plain(value: Any) -> Any:
-    """JSON's values only: dates and times as strings, as conftest hands them to OPA."""
-    return json.loads(json.dumps(value, default=str))
+    """JSON's values only, as conftest hands them to OPA: a tagged value is what it tags,
+    dates and times are strings."""
+    return json.loads(json.dumps(value, default=_untagged))
 
 
-class _Loader(yaml.SafeLoader):
-    """The safe loader; a tag of another tool reads as the plain value it tags."""
-
-    @classmethod
-    def construct(cls, node: yaml.Node) -> Any:
-        loader = cls("")
-        try:
-            return loader.construct_document(node)
-        finally:
-            loader.dispose()
-
-
-def _untagged(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
-    if isinstance(node, yaml.MappingNode):
-        return loader.construct_mapping(node, deep=True)
-    if isinstance(node, yaml.SequenceNode):
-        return loader.construct_sequence(node, deep=True)
-    return loader.construct_scalar(node)  # type: ignore[arg-type]
-
-
-_Loader.add_multi_constructor("!", _untagged)
+def _untagged(value: Any) -> Any:
+    return value.value if isinstance(value, Tagged) else str(value)
