@@ -141,3 +141,21 @@ def test_only_builtin_failures_are_undefined() -> None:
     assert not is_builtin_error("regorus: p.rego:3:1: complete rules should not produce multiple "
                                 "outputs")  # fmt: skip
     assert not is_builtin_error(PolicyError("regorus: p.rego:3:1: var x is unsafe"))
+
+
+def test_a_pack_whose_rule_always_fails_on_a_builtin_still_loads(tmp_path: Path) -> None:
+    """The load check evaluates every module once with an empty input, for compile errors;
+    ``to_number("x")`` is undefined in OPA, so the pack loads and the rule finds nothing."""
+    (tmp_path / "rule.rego").write_text(
+        _rule(
+            "bad-number",
+            "ORG003",
+            """findings contains f if {
+  to_number("not a number") > 1
+  f := {"message": "never", "pointer": "/training"}
+}
+""",
+        )
+    )
+    engine = create_engine("regorus", load_pack(tmp_path))
+    assert engine.evaluate(FP32) == {"bad_number": []}

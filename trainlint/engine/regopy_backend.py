@@ -45,6 +45,8 @@ class RegopyEngine:
 
         self._interpreter: Any = regopy.Interpreter()
         self._interpreter.log_level = regopy.LogLevel.NONE
+        self._interpreter.strict_built_in_errors = False  # OPA's default: a failing builtin
+        # makes its expression undefined (``builtin_errors``); stated, not left to a default
         self._sources = {f"{pack.name}/{file}": source for file, source in pack.modules.items()}
         refuse_v0(pack, self.name)
         _refuse_arity_clashes(self._sources)
