@@ -9,9 +9,10 @@ TL906).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -21,7 +22,8 @@ from trainlint import engine as engines
 from trainlint import suppress
 from trainlint.assemble import assemble
 from trainlint.config import RepoConfig, find_config
-from trainlint.conftest_compat import conftest_rule_ids
+from trainlint.conftest_compat import FileMode, FileModeOptions, conftest_rule_ids
+from trainlint.conftest_input import InputError
 from trainlint.discover import discover
 from trainlint.errors import ConfigError, PolicyError
 from trainlint.estimate import EstimateParams, RuleLimits, estimate
@@ -29,7 +31,7 @@ from trainlint.files import outcomes, unsupported_input
 from trainlint.findings import Finding, Severity, make_finding, selected, sort_key
 from trainlint.job import Job, Location, SourceFile
 from trainlint.measurement import attach_measurements, measurement_root
-from trainlint.packs import Pack, RuleMeta
+from trainlint.packs import Pack, RuleMeta, with_rego_v0
 from trainlint.packs.layering import Violation
 from trainlint.parallel import (
     Evaluation,
@@ -39,7 +41,7 @@ from trainlint.parallel import (
     worker_count,
 )
 from trainlint.policy import PlacedViolation, Policy, config_location, load_policy
-from trainlint.read import Workspace
+from trainlint.read import Workspace, display
 from trainlint.results import FileOutcome, Report, RunError
 from trainlint.sources.base import Document, Skipped
 from trainlint.sources.structured import KeyPath
@@ -71,6 +73,11 @@ class CheckOptions:
     namespaces: Sequence[str] = ()
     """Conftest-style namespaces whose deny/violation/warn rules run too."""
     all_namespaces: bool = False
+    rego_v0: bool = False
+    """Pack modules of no declared Rego version are Rego v0 (``--rego-v0``)."""
+    conftest: Path | None = None
+    """Conftest mode (``--conftest DIR``): this policy directory's namespaces run on every
+    YAML, JSON and TOML file, each document as conftest parses it (``conftest_compat.FileMode``)."""
     offline: bool = False
     """Remote packs from the cache only."""
     workers: int | None = None
@@ -186,6 +193,8 @@ def check(paths: Sequence[Path], options: CheckOptions | None = None) -> Report:
     own = [*options.exclude, *([plan.baseline] if plan.baseline is not None else [])]
     loaded = load(paths, plan.pack, plan.config, workers=options.workers, exclude=own)
     report = _evaluate(loaded, plan, options)
+    if plan.files is not None:
+        _check_files(report, loaded, plan.files)
     suppressions = _suppress(report, loaded.documents, plan, options)
     report.findings += _governance(report, plan, suppressions)
     report.findings.sort(key=sort_key)
@@ -207,6 +216,8 @@ class RunPlan:
     engine: engines.Engine
     """Compiled once, for the jobs evaluated in this process and the run-level rules."""
     baseline: Path | None
+    files: FileMode | None = None
+    """Conftest mode's policies, compiled once (``--conftest``)."""
 
     @property
     def pack(self) -> Pack:
@@ -240,15 +251,43 @@ def _plan(paths: Sequence[Path], options: CheckOptions) -> RunPlan:
     if config is None:
         config = find_config(paths[0]) if paths else RepoConfig()
     policy = load_policy(config, options.pack, offline=options.offline, required=options.packs)
+    if options.rego_v0:
+        policy = dataclasses.replace(policy, pack=with_rego_v0(policy.pack))
     selection = Selection.resolve(config, options.select, options.extend_select, options.ignore)
     conftest = conftest_rule_ids(policy.pack, options.namespaces, options.all_namespaces)
+    files = _file_mode(options)
+    conftest += files.rule_ids if files is not None else ()
     known = _known(policy.pack, conftest)
     _refuse_unknown_in_config(config, known)
     _refuse_unknown([*selection.select, *selection.ignore], known)
     violations = (*policy.violations, *_deselected_locks(config, policy))
     engine = engines.create_engine(options.engine_name, policy.pack, opa_url=options.opa_url)
     baseline = options.baseline or (config.root / config.baseline if config.baseline else None)
-    return RunPlan(config, policy, selection, tuple(conftest), known, violations, engine, baseline)
+    return RunPlan(
+        config, policy, selection, tuple(conftest), known, violations, engine, baseline, files
+    )
+
+
+def _file_mode(options: CheckOptions) -> FileMode | None:
+    """Conftest mode's policy directory, compiled with the run's engine (``--conftest``)."""
+    if options.conftest is None:
+        return None
+    chosen = FileModeOptions(options.namespaces, options.all_namespaces, options.rego_v0)
+    return FileMode.load(options.conftest, _compiler(options), chosen)
+
+
+def _compiler(options: CheckOptions) -> Callable[[Pack], engines.Engine]:
+    return lambda pack: engines.create_engine(options.engine_name, pack, opa_url=options.opa_url)
+
+
+def _check_files(report: Report, loaded: Loaded, files: FileMode) -> None:
+    """Conftest mode: each file the run read that conftest would parse, as conftest reads it;
+    a file that does not parse is a run error, as it fails conftest."""
+    for path in sorted(path for path in loaded.documents if files.wants(path)):
+        try:
+            report.findings += files.findings(path)
+        except (InputError, PolicyError) as exc:
+            report.errors.append(RunError(job=display(path), message=f"conftest: {exc}"))
 
 
 def _evaluate(loaded: Loaded, plan: RunPlan, options: CheckOptions) -> Report:

@@ -146,6 +146,21 @@ def print_text(console: Console, text: str) -> None:
     help="Run the deny/violation/warn rules of every package in the pack.",
 )
 @click.option(
+    "--conftest",
+    "conftest_dir",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    metavar="POLICY_DIR",
+    help="Conftest mode: run this conftest policy directory's deny/violation/warn rules "
+    "(package main, or --namespace) on every YAML, JSON and TOML file, each document as "
+    "conftest parses it (input.kind, input.spec...), beside the job rules.",
+)
+@click.option(
+    "--rego-v0",
+    is_flag=True,
+    help="Read pack modules whose .manifest declares no rego_version as Rego v0 "
+    "(deny[msg] {...}), as conftest --rego-version v0 does.",
+)
+@click.option(
     "--baseline",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
     help="Findings recorded in this baseline file do not count.",
@@ -222,6 +237,8 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     strict: bool = False,
     packs: tuple[str, ...] = (),
     approved_by: str | None = None,
+    rego_v0: bool = False,
+    conftest_dir: Path | None = None,
 ) -> None:
     """Check the training jobs under PATHS (default: the current directory). A click command
     takes each option as a parameter; the check's own go into one ``CheckOptions``."""
@@ -239,7 +256,8 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
         extend_select=split_values(extend_select), ignore=split_values(ignore),
         baseline=baseline, namespaces=split_values(namespaces), all_namespaces=all_namespaces,
         offline=offline, workers=workers, strict=strict, packs=_pack_values(packs),
-        approved_by=_names(approved_by),
+        approved_by=_names(approved_by), rego_v0=rego_v0,
+        conftest=conftest_dir.resolve() if conftest_dir else None,  # same policies in --diff
     )  # fmt: skip
     if diff_base is not None:
         if write_baseline is not None:

@@ -14,6 +14,7 @@ directory's path, and ``*_test.rego`` tests, which are kept apart and never comp
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import functools
 import json
 import re
@@ -78,6 +79,12 @@ class Pack:
     rules: tuple[RuleMeta, ...]
     manifest: Manifest | None = None
     origin: str = ""
+    rego_versions: dict[str, int] = dataclasses.field(default_factory=dict)
+    """Module -> the Rego version (0 or 1) its manifest declares (``file_rego_versions``, else
+    ``rego_version``), or an option sets (``--rego-v0``); a module not listed is Rego v1."""
+    rego_fallback: bool = False
+    """Conftest mode: a module of no declared version that does not parse as Rego v1 is parsed
+    as Rego v0 (conftest's policies predate OPA 1.0's syntax)."""
 
     def get_rule(self, key: str) -> RuleMeta | None:
         """The rule whose id (any case), slug or package name (full or last part) is ``key``."""
@@ -125,7 +132,36 @@ def pack_from_files(files: dict[str, bytes], origin: str, default_name: str) -> 
     metas = tuple(meta for meta in rules if meta is not None)
     _check_unique(metas, origin)
     name = (manifest.info.name if manifest else None) or default_name
-    return Pack(name, modules, tests, data, metas, manifest, origin)
+    versions = declared_rego_versions(manifest, [*modules, *tests])
+    return Pack(name, modules, tests, data, metas, manifest, origin, versions)
+
+
+def declared_rego_versions(manifest: Manifest | None, files: Iterable[str]) -> dict[str, int]:
+    """Each module's Rego version as OPA's manifest declares it: the first
+    ``file_rego_versions`` glob that matches its bundle path, else ``rego_version``."""
+    if manifest is None:
+        return {}
+    globs = manifest.file_rego_versions or {}
+    declared = {}
+    for file in files:
+        version = next((v for g, v in globs.items() if _glob_match(g, file)), None)
+        if version is None:
+            version = manifest.rego_version
+        if version is not None:
+            declared[file] = version
+    return declared
+
+
+def _glob_match(pattern: str, file: str) -> bool:
+    """OPA's ``file_rego_versions`` keys: a glob over the bundle path (a leading ``/`` or none)."""
+    return fnmatch.fnmatchcase(file, pattern.lstrip("/"))
+
+
+def with_rego_v0(pack: Pack) -> Pack:
+    """The pack with every module whose version is not declared read as Rego v0 (``--rego-v0``);
+    a module that imports ``rego.v1`` parses the same either way."""
+    undeclared = {file: 0 for file in pack.modules if file not in pack.rego_versions}
+    return dataclasses.replace(pack, rego_versions={**undeclared, **pack.rego_versions})
 
 
 def _default_name(path: Path) -> str:
