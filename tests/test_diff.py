@@ -247,3 +247,45 @@ def test_cli_diff_mode_hands_jobs_to_the_check_of_both_revisions(
     trees = {tree for tree, _ in asked}
     assert len(trees) == 2 and repo.resolve() in {t.resolve() for t in trees}  # base and head
     assert {setting for _, setting in asked} == {2}
+
+
+# -- a depth-1 CI checkout ---------------------------------------------------------------------
+
+
+def shallow_clone(repo: Path, into: Path) -> Path:
+    """What actions/checkout does: the head commit alone (``--depth 1`` over file://)."""
+    git(into.parent, "clone", "-q", "--depth", "1", f"file://{repo}", str(into))
+    return into
+
+
+def test_diff_in_a_depth_1_clone_with_the_base_fetched_at_depth_1(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No shared history (each side one commit): the base's tree is compared with the head's,
+    as the merge base would be (GitHub checks out a merge whose first parent is the base)."""
+    set_save_steps(repo, 10)
+    commit(repo, "checkpoint more often")
+    base = git(repo, "rev-parse", "base").strip()
+    clone = shallow_clone(repo, tmp_path / "clone")
+    git(clone, "fetch", "-q", "--no-tags", "--depth=1", "origin", base)
+    assert git(clone, "rev-parse", "--is-shallow-repository").strip() == "true"
+    monkeypatch.chdir(clone)
+    diff = run(base=base)
+    assert diff.base_commit == base and diff.changed_files == [SLURM]
+    assert sorted(f.rule for f in diff.new) == ["TL101", "TL201"] and not diff.fixed
+
+
+def test_a_base_missing_from_a_shallow_clone_says_how_to_fetch_it(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from trainlint.cli import main
+
+    set_save_steps(repo, 10)
+    commit(repo, "checkpoint more often")
+    base = git(repo, "rev-parse", "base").strip()
+    monkeypatch.chdir(shallow_clone(repo, tmp_path / "clone"))
+    result = CliRunner().invoke(main, ["check", ".", "--diff", base])
+    assert result.exit_code == 2, result.output
+    assert f"git fetch --depth=1 origin {base}" in result.output

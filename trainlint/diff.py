@@ -5,7 +5,10 @@ changes: which findings are new, which are fixed, and what each touched job cost
 before → after. Decisions (see docs/diff.md):
 
 - **Base** is the merge base of ``BASE`` and ``HEAD`` (what ``git diff BASE...HEAD`` and a
-  GitHub pull request compare against); **head** is the working tree, so uncommitted and
+  GitHub pull request compare against) when the history holds one, else ``BASE``'s own tree: a
+  depth-1 CI checkout shares no history with a base fetched at depth 1, and there (GitHub
+  checks out the pull request's merge commit, whose first parent is the base) the base's tree
+  is what the merge base would be. **head** is the working tree, so uncommitted and
   untracked (not ignored) files count too: in CI the working tree is the checked-out head, in a
   pre-commit hook it is the change about to be committed.
 - The base is read through git, never checked out: its blobs are written into a temporary
@@ -100,18 +103,30 @@ def toplevel(start: Path) -> Path:
 
 
 def merge_base(root: Path, ref: str) -> str:
-    """The commit ``ref`` and HEAD share (``BASE...HEAD``); a clear error for a bad ref."""
+    """The commit to compare with: the merge base of ``ref`` and HEAD (``BASE...HEAD``) when
+    the history holds one, else ``ref`` itself (a depth-1 clone with the base fetched at depth
+    1 shares no history; in a pull request's merge checkout the base is HEAD's first parent,
+    which is what the merge base would be). A ref git does not have is a clear error that
+    says how to fetch it."""
     if not ref or ref.startswith("-"):
         raise ConfigError(f"--diff: {ref!r} is not a git revision")
     try:
         sha = git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
     except ConfigError:
-        raise ConfigError(f"--diff: unknown git revision {ref!r} in {root}") from None
+        raise ConfigError(_missing(ref, root)) from None
+    commit = sha.decode().strip()
     try:
-        common = git(root, "merge-base", sha.decode().strip(), "HEAD")
-    except ConfigError:
-        raise ConfigError(f"--diff: {ref!r} and HEAD have no common ancestor") from None
-    return common.decode().strip()
+        return git(root, "merge-base", commit, "HEAD").decode().strip()
+    except ConfigError:  # no shared history (shallow or unrelated): compare the trees
+        return commit
+
+
+def _missing(ref: str, root: Path) -> str:
+    """Why ``ref`` cannot be compared, and the command that fetches it."""
+    shallow = git(root, "rev-parse", "--is-shallow-repository").decode().strip() == "true"
+    where = "this shallow clone" if shallow else root
+    return (f"--diff: unknown git revision {ref!r} in {where}; fetch it first, e.g. "
+            f"`git fetch --depth=1 origin {ref}`")  # fmt: skip
 
 
 def changed_files(root: Path, commit: str) -> set[str]:

@@ -101,7 +101,10 @@ class DiffReport(BaseModel):
     model_config = ConfigDict(extra="forbid", title="trainlint diff")
     version: Literal[1] = 1
     base: str = Field(description="The base ref as given")
-    base_commit: str = Field(description="Merge base of the ref and HEAD: what was compared")
+    base_commit: str = Field(
+        description="What was compared: the merge base of the ref and HEAD, or the ref itself "
+        "when they share no history (a shallow clone)"
+    )
     head: str = Field(default=WORKTREE, description="The working tree (uncommitted changes too)")
     changed_files: list[str] = Field(default_factory=list)
     jobs: list[JobDiff] = Field(default_factory=list)
