@@ -144,8 +144,8 @@ def text_console() -> Console:
     "diff_base",
     metavar="BASE_REF",
     help="Check only the jobs touched since the merge base of BASE_REF and HEAD (working "
-    "tree included), at both revisions; report new and fixed findings and the cost change. "
-    "Only new findings count for the exit code.",
+    "tree included), at both revisions; report new, worsened and fixed findings and the cost "
+    "change. Only new and worsened findings count for the exit code.",
 )
 @click.option(
     "--jobs",
@@ -307,16 +307,16 @@ def check_diff(
     diff = diff_check(targets, base, options)
     rendered = render_diff(diff, out.fmt)
     if out.fmt == "github":
-        append_step_summary(diff.head_report_new_only())
+        append_step_summary(diff.head_report_counted())
     out.emit(rendered)
     if diff.errors:
         return EXIT_ERROR
-    return EXIT_FINDINGS if at_or_above(diff.new, threshold) else EXIT_CLEAN
+    return EXIT_FINDINGS if at_or_above([*diff.new, *diff.worsened], threshold) else EXIT_CLEAN
 
 
 def render_diff(diff: DiffReport, fmt: str) -> str:
-    """text = the new findings and a summary, json = the DiffReport, markdown = the PR comment;
-    any other format renders the head's new findings only."""
+    """text = the new and worsened findings and a summary, json = the DiffReport, markdown =
+    the PR comment; any other format renders the head's new and worsened findings."""
     from trainlint.report import markdown, text
 
     if fmt == "json":
@@ -324,10 +324,11 @@ def render_diff(diff: DiffReport, fmt: str) -> str:
     if fmt == "markdown":
         return markdown.render_comment(diff)
     if fmt == "text":
-        lines = [text.format_finding(f) for f in diff.new]
+        report = diff.head_report_counted()
+        lines = [text.format_finding(f) for f in report.findings]
         lines += [f"error: {e.side}: {e.job}: {e.message}" for e in diff.errors]
         return "\n".join([*lines, markdown.diff_line(diff)]) + "\n"
-    return renderer(fmt)(diff.head_report_new_only())
+    return renderer(fmt)(diff.head_report_counted())
 
 
 def write_report(output: Path, text: str) -> None:
