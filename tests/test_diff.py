@@ -384,3 +384,36 @@ def test_changing_the_fact_a_finding_points_at_fixes_it(hf_repo: Path) -> None:
     hf_job(hf_repo, gpus=8, eval_steps=100)
     diff = run()
     assert "TL305" in [f.rule for f in diff.fixed] and not diff.vanished
+
+
+def test_one_diff_evaluation_writes_every_output_format(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--output-format FORMAT=FILE``: annotations on stdout, and the JSON, SARIF and comment
+    rendered from the same two checks (base and head), not one check per output."""
+    from click.testing import CliRunner
+
+    import trainlint.diff
+    import trainlint.lint
+    from trainlint.cli import main
+
+    calls: list[int] = []
+    real = trainlint.lint.check  # what trainlint.diff imported
+
+    def counting(paths: list[Path], options: CheckOptions) -> object:
+        calls.append(1)
+        return real(paths, options)
+
+    monkeypatch.setattr(trainlint.diff, "check", counting)
+    set_save_steps(repo, 10)
+    args = ["check", "--diff", "base", "--format", "github", "--output-format", "json=o/d.json",
+            "--output-format", "sarif=o/t.sarif", "--output-format", "markdown=o/c.md"]  # fmt: skip
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1, result.output
+    assert len(calls) == 2 and "::warning file=" in result.output
+    diff = DiffReport.model_validate_json((repo / "o" / "d.json").read_text())
+    assert sorted(f.rule for f in diff.new) == ["TL101", "TL201"]
+    assert (repo / "o" / "c.md").read_text().startswith(MARKER)
+    assert '"version": "2.1.0"' in (repo / "o" / "t.sarif").read_text()
+    bad = CliRunner().invoke(main, ["check", "--output-format", "yaml=x"])
+    assert bad.exit_code == 2 and "expected FORMAT=FILE" in bad.output

@@ -149,6 +149,11 @@ class DiffReport(BaseModel):
     usd_after: float | None = None
     _head: Report | None = PrivateAttr(default=None)
 
+    def head_report(self) -> Report:
+        """The head's report of the touched jobs, every finding (suppressed ones marked): what
+        code scanning should see of them (``check --diff --format sarif``)."""
+        return self._head or Report()
+
     def head_report_counted(self) -> Report:
         """The head's report with the findings that count in diff mode, for any
         ``render(report)``: the new ones, and the worsened ones, whose message says by how much

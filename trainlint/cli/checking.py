@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -73,6 +73,14 @@ def text_console() -> Console:
 )
 @click.option(
     "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here."
+)
+@click.option(
+    "--output-format",
+    "also",
+    multiple=True,
+    metavar="FORMAT=FILE",
+    help="Also write the report in FORMAT to FILE, rendered from the same evaluation "
+    "(one check feeds annotations, SARIF and the PR comment); repeatable.",
 )
 @click.option(
     "--fail-on",
@@ -183,6 +191,7 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     paths: tuple[Path, ...],
     fmt: str | None,
     output: Path | None,
+    also: tuple[str, ...],
     fail_on: str | None,
     select: tuple[str, ...],
     extend_select: tuple[str, ...],
@@ -209,7 +218,7 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     targets = list(paths) or [Path(".")]
     config = find_config(targets[0])
     threshold = cast("Severity", fail_on or config.fail_on or "warning")
-    out = Destination(fmt or _default_format(), output)
+    out = Destination(fmt or _default_format(), output, _extra_outputs(also))
     options = CheckOptions(
         engine_name=engine_name, opa_url=opa_url, select=split_values(select) or None,
         extend_select=split_values(extend_select), ignore=split_values(ignore),
@@ -222,6 +231,7 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
             raise ConfigError("--write-baseline cannot be combined with --diff")
         sys.exit(check_diff(targets, diff_base, options, out, threshold))
     own = [p for p in (output, write_baseline, baseline) if p is not None]
+    own += [path for _, path in out.also]
     report = run_check(targets, replace(options, config=config, exclude=own))
     if write_baseline is not None:
         sys.exit(_write_baseline(report, write_baseline))
@@ -251,14 +261,32 @@ class Destination:
 
     fmt: str
     output: Path | None
+    also: tuple[tuple[str, Path], ...] = ()
+    """``--output-format FORMAT=FILE``: more renderings of the same evaluation."""
 
-    def emit(self, text: str) -> None:
+    def emit(self, text: str, render: Callable[[str], str] | None = None) -> None:
+        """Write ``text`` (the main format), then each ``also`` rendering (``render(fmt)``)."""
+        if render is not None:
+            for fmt, path in self.also:
+                write_report(path, render(fmt))
         if self.output is not None:
             write_report(self.output, text)
         elif self.fmt == "text" and sys.stdout.isatty():
             text_console().print(text, end="", soft_wrap=True)
         else:
             click.echo(text, nl=False)
+
+
+def _extra_outputs(values: Sequence[str]) -> tuple[tuple[str, Path], ...]:
+    """``FORMAT=FILE`` pairs, each format one of ``--format``'s."""
+    pairs = []
+    for value in values:
+        fmt, sep, file = value.partition("=")
+        if not sep or not file or fmt not in report_names():
+            raise ConfigError(f"--output-format {value!r}: expected FORMAT=FILE with FORMAT "
+                              f"one of {', '.join(report_names())}")  # fmt: skip
+        pairs.append((fmt, Path(file)))
+    return tuple(pairs)
 
 
 def _report(report: Report, out: Destination, threshold: Severity) -> int:
@@ -269,7 +297,7 @@ def _report(report: Report, out: Destination, threshold: Severity) -> int:
     text = renderer(out.fmt)(report)
     if out.fmt == "github":
         append_step_summary(report)
-    out.emit(text)
+    out.emit(text, lambda fmt: renderer(fmt)(report))
     if report.errors:
         return EXIT_ERROR
     counted = [f for f in report.findings if f.suppression is None]
@@ -308,7 +336,7 @@ def check_diff(
     rendered = render_diff(diff, out.fmt)
     if out.fmt == "github":
         append_step_summary(diff.head_report_counted())
-    out.emit(rendered)
+    out.emit(rendered, lambda fmt: render_diff(diff, fmt))
     if diff.errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if at_or_above([*diff.new, *diff.worsened], threshold) else EXIT_CLEAN
@@ -316,13 +344,16 @@ def check_diff(
 
 def render_diff(diff: DiffReport, fmt: str) -> str:
     """text = the new and worsened findings and a summary, json = the DiffReport, markdown =
-    the PR comment; any other format renders the head's new and worsened findings."""
+    the PR comment, sarif = every finding of the touched jobs at the head; any other format
+    renders the head's new and worsened findings."""
     from trainlint.report import markdown, text
 
     if fmt == "json":
         return diff.model_dump_json(indent=2) + "\n"
     if fmt == "markdown":
         return markdown.render_comment(diff)
+    if fmt == "sarif":  # every finding of the touched jobs, so code scanning keeps their alerts
+        return renderer(fmt)(diff.head_report())
     if fmt == "text":
         report = diff.head_report_counted()
         lines = [text.format_finding(f) for f in report.findings]
