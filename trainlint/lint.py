@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -42,6 +42,7 @@ from trainlint.policy import PlacedViolation, Policy, config_location, load_poli
 from trainlint.read import Workspace
 from trainlint.results import FileOutcome, Report, RunError
 from trainlint.sources.base import Document, Skipped
+from trainlint.sources.structured import KeyPath
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -242,7 +243,8 @@ def _plan(paths: Sequence[Path], options: CheckOptions) -> RunPlan:
     selection = Selection.resolve(config, options.select, options.extend_select, options.ignore)
     conftest = conftest_rule_ids(policy.pack, options.namespaces, options.all_namespaces)
     known = _known(policy.pack, conftest)
-    _refuse_unknown([*selection.select, *selection.ignore, *_config_selectors(config)], known)
+    _refuse_unknown_in_config(config, known)
+    _refuse_unknown([*selection.select, *selection.ignore], known)
     violations = (*policy.violations, *_deselected_locks(config, policy))
     engine = engines.create_engine(options.engine_name, policy.pack, opa_url=options.opa_url)
     baseline = options.baseline or (config.root / config.baseline if config.baseline else None)
@@ -315,12 +317,13 @@ def _names(rule: RuleMeta, code: str) -> bool:
     return selected(rule.id, rule.slug, [code], [])
 
 
-def _refuse_unknown(selectors: Sequence[str], known: suppress.Known) -> None:
-    """A selector matching no rule is a typo that would silently select nothing (ruff: error)."""
+def _refuse_unknown(selectors: Sequence[str], known: suppress.KnownRules) -> None:
+    """A selector matching no rule is a typo that would silently select nothing (ruff: error);
+    the closest rule id or slug is suggested."""
     for selector in selectors:
         if not known(selector):
             message = f"unknown rule selector {selector!r}: no rule id, prefix or slug matches"
-            raise ConfigError(message)
+            raise ConfigError(message + known.hint(selector))
 
 
 def _deselected_locks(config: RepoConfig, policy: Policy) -> list[PlacedViolation]:
@@ -339,13 +342,35 @@ def _deselected_locks(config: RepoConfig, policy: Policy) -> list[PlacedViolatio
     return placed
 
 
-def _config_selectors(config: RepoConfig) -> list[str]:
-    return [code for codes in config.per_file_ignores.values() for code in codes]
+def _refuse_unknown_in_config(config: RepoConfig, known: suppress.KnownRules) -> None:
+    """An unknown selector in the repo config, reported at its file, line and column."""
+    for entry, code in _config_selectors(config):
+        if not known(code):
+            where = config_location(config, entry, value=True)
+            key = ".".join(map(str, entry[:-1]))
+            raise ConfigError(
+                f"{where.file}:{where.line}:{where.column}: {key}: unknown rule selector "
+                f"{code!r}{known.hint(code)}"
+            )
 
 
-def _known(pack: Pack, conftest_ids: Sequence[str] = ()) -> suppress.Known:
+def _config_selectors(config: RepoConfig) -> Iterator[tuple[KeyPath, str]]:
+    """Every rule selector the repo config writes, with its key path (``("ignore", 2)``)."""
+    for key in ("select", "extend-select", "ignore"):
+        for index, code in enumerate(getattr(config, key.replace("-", "_")) or ()):
+            yield (key, index), code
+    for glob, codes in config.per_file_ignores.items():
+        for index, code in enumerate(codes):
+            yield ("per-file-ignores", glob, index), code
+
+
+def _known(pack: Pack, conftest_ids: Sequence[str] = ()) -> suppress.KnownRules:
     """Whether a selector names a rule: an id, prefix or slug, or a conftest rule id."""
-    return lambda code: code in conftest_ids or any(_names(rule, code) for rule in pack.rules)
+    names = (*(name for rule in pack.rules for name in (rule.id, rule.slug)), *conftest_ids)
+    return suppress.KnownRules(
+        lambda code: code in conftest_ids or any(_names(rule, code) for rule in pack.rules),
+        names,
+    )
 
 
 def _governance(

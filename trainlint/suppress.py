@@ -45,6 +45,7 @@ from trainlint.packs.layering import Locks, RuleLock, Violation
 from trainlint.policy import PlacedViolation, config_location
 from trainlint.read import display
 from trainlint.sources.base import Document, Line, Skipped
+from trainlint.suggest import did_you_mean
 from trainlint.writing import replace_file
 
 BASELINE_VERSION = 1
@@ -59,6 +60,27 @@ _WHO = {
 
 Known = Callable[[str], bool]
 """Whether a selector (id, prefix or slug) names at least one rule of the pack."""
+
+
+@dataclass(frozen=True)
+class KnownRules:
+    """A ``Known`` that also suggests: the rule names (ids, slugs) a misspelt code was
+    closest to, for "did you mean" (``TL2O1`` -> ``TL201``)."""
+
+    matches: Known
+    names: tuple[str, ...]
+
+    def __call__(self, code: str) -> bool:
+        return self.matches(code)
+
+    def hint(self, code: str) -> str:
+        return did_you_mean(code, self.names)
+
+
+def _hint(known: Known, code: str) -> str:
+    """The "did you mean" of ``known`` for ``code``, when it can suggest."""
+    return known.hint(code) if isinstance(known, KnownRules) else ""
+
 
 BaselineKey = tuple[str, str, str, str]
 
@@ -307,7 +329,7 @@ def collect(  # noqa: PLR0913 - builds Suppressions, one argument per input
         problems += malformed
     for index, waiver in enumerate(config.waivers):
         if not known(waiver.rule):
-            detail = f"waiver names unknown rule {waiver.rule!r}"
+            detail = f"waiver names unknown rule {waiver.rule!r}{_hint(known, waiver.rule)}"
             problems.append(Problem("waiver", "malformed", detail, waiver_location(config, index)))
     return Suppressions(
         inline=inline, config=config, problems=tuple(problems),
@@ -347,7 +369,8 @@ def inline_ignores(
             continue
         unknown = [code for code in codes if not known(code)]
         if unknown:
-            detail = f"unknown rule {', '.join(map(repr, unknown))} in {comment!r}"
+            named = ", ".join(f"{code!r}{_hint(known, code)}" for code in unknown)
+            detail = f"unknown rule {named} in {comment!r}"
             problems.append(Problem("inline", "malformed", detail, where))
             continue
         reason = parsed.group("reason").strip() or None

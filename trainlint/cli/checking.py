@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import IO, TYPE_CHECKING, cast
 
 import click
 
@@ -40,8 +40,9 @@ def run_check(paths: Sequence[Path], options: CheckOptions) -> Report:
     return lint_check(paths, options)
 
 
-def text_console() -> Console:
-    """A console that colours the text format on a terminal; files and pipes get plain text."""
+def text_console(file: IO[str] | None = None, *, force_terminal: bool | None = None) -> Console:
+    """A console that colours the text format on a terminal; files and pipes get plain text.
+    (``file`` and ``force_terminal`` as rich's: stdout, and a terminal when it is one.)"""
     from rich.console import Console
     from rich.highlighter import RegexHighlighter
     from rich.theme import Theme
@@ -59,7 +60,15 @@ def text_console() -> Console:
         "tl.location": "bold", "tl.rule": "bold magenta", "tl.error": "bold red",
         "tl.warning": "yellow", "tl.info": "cyan", "tl.cost": "green",
     })  # fmt: skip
-    return Console(highlighter=FindingHighlighter(), theme=theme)
+    return Console(
+        file=file, force_terminal=force_terminal, highlighter=FindingHighlighter(), theme=theme
+    )
+
+
+def print_text(console: Console, text: str) -> None:
+    """Print a rendered report on a terminal: coloured by the highlighter, never read as rich
+    markup, which would swallow ``[warning]`` and any bracketed file name or message."""
+    console.print(text, end="", soft_wrap=True, markup=False)
 
 
 @main.command()
@@ -88,6 +97,18 @@ def text_console() -> Console:
     default=None,
     help="Exit 1 when a finding that counts has at least this severity.  [default: the "
     "config's fail-on, else warning]",
+)
+@click.option(
+    "--exit-zero",
+    is_flag=True,
+    help="Exit 0 even when findings reach --fail-on (as ruff's); a usage, config or policy "
+    "error still exits 2.",
+)
+@click.option(
+    "--statistics",
+    is_flag=True,
+    help="Show each rule's count of findings and their cost per run, most findings first, "
+    "instead of the findings (--format text or json).",
 )
 @click.option(
     "--select",
@@ -193,6 +214,8 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     output: Path | None,
     also: tuple[str, ...],
     fail_on: str | None,
+    exit_zero: bool,
+    statistics: bool,
     select: tuple[str, ...],
     extend_select: tuple[str, ...],
     ignore: tuple[str, ...],
@@ -215,10 +238,12 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     from trainlint.lint import CheckOptions
 
     _check_engine(engine_name, opa_url)
+    out = Destination(fmt or _default_format(statistics), output, _extra_outputs(also),
+                      statistics=statistics)  # fmt: skip
+    _check_statistics(out, diff_base, write_baseline)
     targets = list(paths) or [Path(".")]
     config = find_config(targets[0])
     threshold = cast("Severity", fail_on or config.fail_on or "warning")
-    out = Destination(fmt or _default_format(), output, _extra_outputs(also))
     options = CheckOptions(
         engine_name=engine_name, opa_url=opa_url, select=split_values(select) or None,
         extend_select=split_values(extend_select), ignore=split_values(ignore),
@@ -229,13 +254,29 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     if diff_base is not None:
         if write_baseline is not None:
             raise ConfigError("--write-baseline cannot be combined with --diff")
-        sys.exit(check_diff(targets, diff_base, options, out, threshold))
+        sys.exit(_exit_code(check_diff(targets, diff_base, options, out, threshold), exit_zero))
     own = [p for p in (output, write_baseline, baseline) if p is not None]
     own += [path for _, path in out.also]
     report = run_check(targets, replace(options, config=config, exclude=own))
     if write_baseline is not None:
         sys.exit(_write_baseline(report, write_baseline))
-    sys.exit(_report(report, out, threshold))
+    sys.exit(_exit_code(_report(report, out, threshold), exit_zero))
+
+
+def _exit_code(code: int, exit_zero: bool) -> int:
+    """``--exit-zero``: findings never fail the run (ruff's); errors still exit 2."""
+    return EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code
+
+
+def _check_statistics(out: Destination, diff_base: str | None, baseline: Path | None) -> None:
+    """``--statistics`` tallies one check's findings as text or JSON, as ruff's does."""
+    if not out.statistics:
+        return
+    if out.fmt not in STATISTICS_FORMATS:
+        raise ConfigError(f"--statistics is shown as text or json, not {out.fmt}")
+    if diff_base is not None or baseline is not None:
+        option = "--diff" if diff_base is not None else "--write-baseline"
+        raise ConfigError(f"--statistics cannot be combined with {option}")
 
 
 def _check_engine(engine_name: str, opa_url: str | None) -> None:
@@ -251,8 +292,13 @@ def _check_engine(engine_name: str, opa_url: str | None) -> None:
         check_url(opa_url)
 
 
-def _default_format() -> str:
-    return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+def _default_format(statistics: bool = False) -> str:
+    """github annotations in GitHub Actions, else text; statistics are text everywhere."""
+    in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
+    return "github" if in_actions and not statistics else "text"
+
+
+STATISTICS_FORMATS = ("text", "json")
 
 
 @dataclass(frozen=True)
@@ -263,6 +309,16 @@ class Destination:
     output: Path | None
     also: tuple[tuple[str, Path], ...] = ()
     """``--output-format FORMAT=FILE``: more renderings of the same evaluation."""
+    statistics: bool = False
+    """``--statistics``: each rule's count and cost instead of the findings."""
+
+    def render(self, report: Report) -> str:
+        if self.statistics:
+            from trainlint.report import _statistics
+
+            tally = _statistics.render_json if self.fmt == "json" else _statistics.render_text
+            return tally(report)
+        return renderer(self.fmt)(report)
 
     def emit(self, text: str, render: Callable[[str], str] | None = None) -> None:
         """Write ``text`` (the main format), then each ``also`` rendering (``render(fmt)``)."""
@@ -272,7 +328,7 @@ class Destination:
         if self.output is not None:
             write_report(self.output, text)
         elif self.fmt == "text" and sys.stdout.isatty():
-            text_console().print(text, end="", soft_wrap=True)
+            print_text(text_console(), text)
         else:
             click.echo(text, nl=False)
 
@@ -294,7 +350,7 @@ def _report(report: Report, out: Destination, threshold: Severity) -> int:
     ``threshold``."""
     from trainlint.findings import at_or_above
 
-    text = renderer(out.fmt)(report)
+    text = out.render(report)
     if out.fmt == "github":
         append_step_summary(report)
     out.emit(text, lambda fmt: renderer(fmt)(report))
@@ -328,7 +384,7 @@ def _names(approved_by: str | None) -> list[str] | None:
 def check_diff(
     targets: list[Path], base: str, options: CheckOptions, out: Destination, threshold: Severity
 ) -> int:
-    """``check --diff``: the diff rendered (``render_diff``); only new findings count."""
+    """``check --diff``: the diff rendered (``render_diff``); new and worsened findings count."""
     from trainlint.diff import diff_check
     from trainlint.findings import at_or_above
 

@@ -5,11 +5,17 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from trainlint.cli.base import handle_errors, main
 from trainlint.errors import ConfigError
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from trainlint.job import Job
 
 
 @main.command()
@@ -57,7 +63,6 @@ def estimate(paths: tuple[Path, ...], fmt: str) -> None:
 
     from trainlint.estimate_view import document as estimate_document
     from trainlint.estimate_view import render_text as render_estimates
-    from trainlint.estimate_view import view as estimate_view
     from trainlint.lint import load_jobs
 
     jobs = load_jobs(list(paths) or [Path(".")])
@@ -65,24 +70,37 @@ def estimate(paths: tuple[Path, ...], fmt: str) -> None:
         click.echo(json.dumps(estimate_document(jobs), indent=2))
     elif sys.stdout.isatty() and jobs:
         from rich.console import Console
-        from rich.table import Table
 
         console = Console()
-        for job in jobs:
-            shown = estimate_view(job)
-            table = Table(title=shown.id, title_justify="left", show_header=True)
-            for column in ("section", "estimate", "value", "source"):
-                table.add_column(column, justify="right" if column == "value" else "left")
-            section = None
-            for row in shown.rows:
-                heading = row.section if row.section != section else ""
-                table.add_row(heading, row.label, row.value, row.source)
-                section = row.section
-            for name, how in shown.unknown:
-                table.add_row("Unknown input", name, "", how, style="yellow")
+        for table in estimate_tables(jobs):
             console.print(table)
     else:
         click.echo(render_estimates(jobs), nl=False)
+
+
+def estimate_tables(jobs: list[Job]) -> list[Table]:
+    """One table per job for a terminal. Job ids, labels and sources are text, never rich
+    markup: escaped, so ``runs/[exp-1]/train.yaml`` keeps its brackets."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from trainlint.estimate_view import view as estimate_view
+
+    tables = []
+    for job in jobs:
+        shown = estimate_view(job)
+        table = Table(title=escape(shown.id), title_justify="left", show_header=True)
+        for column in ("section", "estimate", "value", "source"):
+            table.add_column(column, justify="right" if column == "value" else "left")
+        section = None
+        for row in shown.rows:
+            heading = row.section if row.section != section else ""
+            table.add_row(*map(escape, (heading, row.label, row.value, row.source)))
+            section = row.section
+        for name, how in shown.unknown:
+            table.add_row("Unknown input", escape(name), "", escape(how), style="yellow")
+        tables.append(table)
+    return tables
 
 
 @main.command()
@@ -98,7 +116,12 @@ def rule(key: str) -> None:
     pack = load_policy(config).pack
     meta = pack.get_rule(key)
     if meta is None:
-        raise ConfigError(f"unknown rule {key!r} (see `trainlint rules`)")
+        from trainlint.suggest import closest
+
+        names = [name for rule in pack.rules for name in (rule.id, rule.slug)]
+        match = closest(key, names)
+        hint = f"did you mean {match!r}? " if match else ""
+        raise ConfigError(f"unknown rule {key!r} ({hint}see `trainlint rules`)")
     text = render_rule(meta, rule_params(meta, pack))
     if sys.stdout.isatty():
         from rich.console import Console
