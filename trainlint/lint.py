@@ -436,9 +436,25 @@ def _governance(
         if rule is None or not plan.runs(rule):
             continue
         findings += [
-            _placed(rule, rule.severity, raw, key, locations) for raw in results.get(package, [])
+            _placed(rule, _governance_severity(rule, raw, problems), raw, key, locations)
+            for raw in results.get(package, [])
         ]
     return findings
+
+
+def _governance_severity(
+    rule: RuleMeta, raw: dict[str, Any], problems: Sequence[suppress.Problem]
+) -> Severity:
+    """The rule's severity, but info for a baseline entry that matches no finding (TL905's
+    results point at ``/suppression_problems/<i>``): its finding was fixed or vanished, and a
+    fix must not block a commit."""
+    pointer = str(raw.get("pointer", ""))
+    if not pointer.startswith("/suppression_problems/"):
+        return rule.severity
+    index = int(pointer.rsplit("/", 1)[-1])
+    problem = problems[index] if index < len(problems) else None
+    stale = problem is not None and (problem.kind, problem.problem) == ("baseline", "unused")
+    return "info" if stale else rule.severity
 
 
 def _unsupported(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, cast
@@ -82,6 +82,14 @@ def print_text(console: Console, text: str) -> None:
 )
 @click.option(
     "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here."
+)
+@click.option(
+    "--output-format",
+    "also",
+    multiple=True,
+    metavar="FORMAT=FILE",
+    help="Also write the report in FORMAT to FILE, rendered from the same evaluation "
+    "(one check feeds annotations, SARIF and the PR comment); repeatable.",
 )
 @click.option(
     "--fail-on",
@@ -180,8 +188,8 @@ def print_text(console: Console, text: str) -> None:
     "diff_base",
     metavar="BASE_REF",
     help="Check only the jobs touched since the merge base of BASE_REF and HEAD (working "
-    "tree included), at both revisions; report new and fixed findings and the cost change. "
-    "Only new findings count for the exit code.",
+    "tree included), at both revisions; report new, worsened and fixed findings and the cost "
+    "change. Only new and worsened findings count for the exit code.",
 )
 @click.option(
     "--jobs",
@@ -219,6 +227,7 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     paths: tuple[Path, ...],
     fmt: str | None,
     output: Path | None,
+    also: tuple[str, ...],
     fail_on: str | None,
     exit_zero: bool,
     statistics: bool,
@@ -246,7 +255,8 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     from trainlint.lint import CheckOptions
 
     _check_engine(engine_name, opa_url)
-    out = Destination(fmt or _default_format(statistics), output, statistics=statistics)
+    out = Destination(fmt or _default_format(statistics), output, _extra_outputs(also),
+                      statistics=statistics)  # fmt: skip
     _check_statistics(out, diff_base, write_baseline)
     targets = list(paths) or [Path(".")]
     config = find_config(targets[0])
@@ -264,6 +274,7 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
             raise ConfigError("--write-baseline cannot be combined with --diff")
         sys.exit(_exit_code(check_diff(targets, diff_base, options, out, threshold), exit_zero))
     own = [p for p in (output, write_baseline, baseline) if p is not None]
+    own += [path for _, path in out.also]
     report = run_check(targets, replace(options, config=config, exclude=own))
     if write_baseline is not None:
         sys.exit(_write_baseline(report, write_baseline))
@@ -314,6 +325,8 @@ class Destination:
 
     fmt: str
     output: Path | None
+    also: tuple[tuple[str, Path], ...] = ()
+    """``--output-format FORMAT=FILE``: more renderings of the same evaluation."""
     statistics: bool = False
     """``--statistics``: each rule's count and cost instead of the findings."""
 
@@ -329,7 +342,11 @@ class Destination:
             return markdown.render(report, link_base=link_base(diff_mode=False))
         return renderer(self.fmt)(report)
 
-    def emit(self, text: str) -> None:
+    def emit(self, text: str, render: Callable[[str], str] | None = None) -> None:
+        """Write ``text`` (the main format), then each ``also`` rendering (``render(fmt)``)."""
+        if render is not None:
+            for fmt, path in self.also:
+                write_report(path, render(fmt))
         if self.output is not None:
             write_report(self.output, text)
         elif self.fmt == "text" and sys.stdout.isatty():
@@ -338,15 +355,28 @@ class Destination:
             click.echo(text, nl=False)
 
 
+def _extra_outputs(values: Sequence[str]) -> tuple[tuple[str, Path], ...]:
+    """``FORMAT=FILE`` pairs, each format one of ``--format``'s."""
+    pairs = []
+    for value in values:
+        fmt, sep, file = value.partition("=")
+        if not sep or not file or fmt not in report_names():
+            raise ConfigError(f"--output-format {value!r}: expected FORMAT=FILE with FORMAT "
+                              f"one of {', '.join(report_names())}")  # fmt: skip
+        pairs.append((fmt, Path(file)))
+    return tuple(pairs)
+
+
 def _report(report: Report, out: Destination, threshold: Severity) -> int:
     """Render the report; the exit code: errors, else whether a finding that counts reaches
     ``threshold``."""
     from trainlint.findings import at_or_above
 
-    text = out.render(replace(report, fail_on=threshold))
+    judged = replace(report, fail_on=threshold)
+    text = out.render(judged)
     if out.fmt == "github":
         append_step_summary(report)
-    out.emit(text)
+    out.emit(text, lambda fmt: Destination(fmt, None).render(judged))
     if report.errors:
         return EXIT_ERROR
     counted = [f for f in report.findings if f.suppression is None]
@@ -377,34 +407,38 @@ def _names(approved_by: str | None) -> list[str] | None:
 def check_diff(
     targets: list[Path], base: str, options: CheckOptions, out: Destination, threshold: Severity
 ) -> int:
-    """``check --diff``: the diff rendered (``render_diff``); only new findings count."""
+    """``check --diff``: the diff rendered (``render_diff``); new and worsened findings count."""
     from trainlint.diff import diff_check
     from trainlint.findings import at_or_above
 
     diff = diff_check(targets, base, options)
     rendered = render_diff(diff, out.fmt, threshold)
     if out.fmt == "github":
-        append_step_summary(diff.head_report_new_only())
-    out.emit(rendered)
+        append_step_summary(diff.head_report_counted())
+    out.emit(rendered, lambda fmt: render_diff(diff, fmt, threshold))
     if diff.errors:
         return EXIT_ERROR
-    return EXIT_FINDINGS if at_or_above(diff.new, threshold) else EXIT_CLEAN
+    return EXIT_FINDINGS if at_or_above([*diff.new, *diff.worsened], threshold) else EXIT_CLEAN
 
 
 def render_diff(diff: DiffReport, fmt: str, threshold: Severity = "warning") -> str:
-    """text = the new findings and a summary, json = the DiffReport, markdown = the PR comment;
-    any other format renders the head's new findings only (``threshold``: ``--fail-on``)."""
+    """text = the new and worsened findings and a summary, json = the DiffReport, markdown =
+    the PR comment, sarif = every finding of the touched jobs at the head; any other format
+    renders the head's new and worsened findings (``threshold``: ``--fail-on``)."""
     from trainlint.report import markdown, text
 
     if fmt == "json":
         return diff.model_dump_json(indent=2) + "\n"
     if fmt == "markdown":
         return markdown.render_comment(diff, link_base=link_base(diff_mode=True))
+    if fmt == "sarif":  # every finding of the touched jobs, so code scanning keeps their alerts
+        return renderer(fmt)(replace(diff.head_report(), fail_on=threshold))
     if fmt == "text":
-        lines = [text.format_finding(f) for f in diff.new]
+        report = diff.head_report_counted()
+        lines = [text.format_finding(f) for f in report.findings]
         lines += [f"error: {e.side}: {e.job}: {e.message}" for e in diff.errors]
         return "\n".join([*lines, markdown.diff_line(diff)]) + "\n"
-    return renderer(fmt)(replace(diff.head_report_new_only(), fail_on=threshold))
+    return renderer(fmt)(replace(diff.head_report_counted(), fail_on=threshold))
 
 
 def link_base(*, diff_mode: bool) -> str | None:

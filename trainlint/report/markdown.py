@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from trainlint.findings import SEVERITY_RANK, Finding, Severity
 from trainlint.report._links import file_link, rule_help_uri
 from trainlint.report.text import format_waste
-from trainlint.results import DiffReport, JobCost, JobDiff, Report
+from trainlint.results import DiffReport, JobCost, JobDiff, Report, Worsened
 
 MARKER = "<!-- trainlint:pr-comment -->"
 LIMIT = 65536
@@ -121,6 +121,7 @@ class _Budget:
     details: bool = True
     chart: bool = True
     new: int | None = None
+    worsened: int | None = None
     fixed: int | None = None
     suppressed: int | None = None
     jobs: int | None = None
@@ -151,7 +152,8 @@ def render_comment(diff: DiffReport, *, limit: int = LIMIT, link_base: str | Non
         budget = replace(budget, **{flag: False})
         body = build(budget)
     sizes = {"fixed": len(diff.fixed), "suppressed": len(diff.suppressed),
-             "new": len(diff.new), "jobs": len(diff.jobs)}  # fmt: skip
+             "worsened": len(diff.worsened), "new": len(diff.new),
+             "jobs": len(diff.jobs)}  # fmt: skip
     for field, size in sizes.items():  # then shorten the lists, least important first
         if len(body) <= limit:
             return body
@@ -198,6 +200,9 @@ def _comment(diff: DiffReport, budget: _Budget, item: Callable[[Finding], str]) 
     if budget.chart:
         lines += _chart(changed)
     lines += _by_severity(diff.new, budget.new, item)
+    if diff.worsened:
+        items = _items(diff.worsened, budget.worsened, item, _worse)
+        lines += [f"#### 📈 Worsened ({len(diff.worsened)})", "", *items, ""]
     if diff.suppressed:
         items = _items(diff.suppressed, budget.suppressed, item, _suppression)
         lines += [f"#### Newly suppressed ({len(diff.suppressed)})", "", *items, ""]
@@ -210,8 +215,8 @@ def _comment(diff: DiffReport, budget: _Budget, item: Callable[[Finding], str]) 
         lines += ["_Some details were left out to fit the comment size limit._", ""]
     for error in diff.errors:
         lines.append(f"- **error** at {error.side}, `{_code(error.job)}`: {_cell(error.message)}")
-    base = f"`{_code(diff.base)}` (`{diff.base_commit[:7]}`)"
-    note = f"<sub>Compared with the merge base of {base}; estimates per run.</sub>"
+    base = f"`{_code(diff.base)}` at `{diff.base_commit[:7]}`"
+    note = f"<sub>Compared with {base}; estimates per run.</sub>"
     lines += [*([""] if lines[-1] else []), note]
     return "\n".join(lines).rstrip() + "\n"
 
@@ -228,7 +233,8 @@ def _headline(diff: DiffReport) -> str:
 def diff_line(diff: DiffReport) -> str:
     """``check --diff``'s summary: "2 new, 0 fixed in 1 touched job; cost per run $92 → …"."""
     jobs = _plural(len(diff.jobs), "touched job")
-    line = f"{len(diff.new)} new, {len(diff.fixed)} fixed in {jobs}"
+    worse = f"{len(diff.worsened)} worsened, " if diff.worsened else ""
+    line = f"{len(diff.new)} new, {worse}{len(diff.fixed)} fixed in {jobs}"
     before, after = diff.usd_before, diff.usd_after
     if before is not None and after is not None:
         line += f"; cost per run {_usd(before)} → {_usd(after)}{_pct(before, after)}"
@@ -240,14 +246,17 @@ def _diff_summary(diff: DiffReport) -> str:
     detail = ", ".join(f"{counts[s]} {s}" for s in TITLES if counts[s])
     new = f"**{len(diff.new)} new** finding{'' if len(diff.new) == 1 else 's'}"
     new += f" ({detail})" if detail else ""
-    parts = [new, f"**{len(diff.fixed)} fixed**", _plural(len(diff.jobs), "job") + " touched"]
+    worse = [f"**{len(diff.worsened)} worsened**"] if diff.worsened else []
+    parts = [new, *worse, f"**{len(diff.fixed)} fixed**",
+             _plural(len(diff.jobs), "job") + " touched"]  # fmt: skip
     if diff.usd_before is not None and diff.usd_after is not None:
         parts.append(f"{_usd(diff.usd_before)} → {_usd(diff.usd_after)} per run")
     return " · ".join(parts)
 
 
 def _changed(job: JobDiff) -> bool:
-    return job.status != "modified" or job.new > 0 or job.fixed > 0 or job.before != job.after
+    counts = job.new + job.worsened + job.fixed
+    return job.status != "modified" or counts > 0 or job.before != job.after
 
 
 def _job_table(job: JobDiff) -> list[str]:
@@ -327,7 +336,7 @@ def _short(job: str) -> str:
 def _by_severity(
     findings: Sequence[Finding], keep: int | None, item: Callable[[Finding], str]
 ) -> list[str]:
-    ordered = sorted(findings, key=lambda f: -SEVERITY_RANK[f.severity])
+    ordered = sorted(findings, key=lambda f: (-SEVERITY_RANK[f.severity], -_dollars(f)))
     shown = ordered if keep is None else ordered[:keep]
     lines: list[str] = []
     for severity in TITLES:
@@ -350,8 +359,30 @@ def _items(
     return items + _more(len(findings) - len(shown), "finding")
 
 
+def _dollars(finding: Finding) -> float:
+    return finding.waste.usd if finding.waste and finding.waste.usd is not None else 0.0
+
+
+def _worse(finding: Finding) -> str:
+    """What got worse, Δ$ first: "**+$420 per run** (was $46)", or the severity it rose from."""
+    if not isinstance(finding, Worsened):
+        return ""
+    parts = []
+    delta, before = finding.usd_delta, finding.waste_before
+    if delta is not None and before is not None and before.usd is not None:
+        parts.append(f"**+{_usd(delta)} per run** (was {_usd(before.usd)})")
+    if finding.severity_before != finding.severity:
+        parts.append(f"{finding.severity_before} → {finding.severity}")
+    return "; ".join(parts) or "worse than at the base"
+
+
 def _detail_sections(diff: DiffReport, item: Callable[[Finding], str]) -> list[str]:
     lines: list[str] = []
+    if diff.vanished:
+        items = [f"- {item(f)}" for f in diff.vanished]
+        summary = f"No longer reported, though the fact is unchanged ({len(diff.vanished)})"
+        note = "_Another change turned these rules off; the facts they point at are the same._"
+        lines += _details(summary, [note, "", *items])
     if diff.unchanged:
         items = [f"- {item(f)}" for f in diff.unchanged]
         lines += _details(f"Unchanged findings in the touched jobs ({len(diff.unchanged)})", items)
