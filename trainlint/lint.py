@@ -38,7 +38,13 @@ from trainlint.parallel import (
     read_documents,
     worker_count,
 )
-from trainlint.policy import PlacedViolation, Policy, config_location, load_policy
+from trainlint.policy import (
+    BUILTIN_SELECTION,
+    PlacedViolation,
+    Policy,
+    config_location,
+    load_policy,
+)
 from trainlint.read import Workspace
 from trainlint.results import FileOutcome, Report, RunError
 from trainlint.sources.base import Document, Skipped
@@ -110,11 +116,13 @@ class Selection:
         select: Sequence[str] | None = None,
         extend_select: Sequence[str] = (),
         ignore: Sequence[str] = (),
+        default: Sequence[str] = BUILTIN_SELECTION,
     ) -> Selection:
-        """``select`` on the command line replaces the config's; the others add to it."""
+        """``select`` on the command line replaces the config's; the others add to it; with
+        neither, ``default`` runs (the policy's: builtin and configured packs' rules)."""
         base = list(select) if select is not None else list(config.select or [])
         extra = [*config.extend_select, *extend_select]
-        chosen = [*(base or (["TL"] if extra else [])), *extra]
+        chosen = [*(base or default), *extra]
         return cls(tuple(chosen), (*config.ignore, *ignore))
 
     def runs(self, rule_id: str, slug: str) -> bool:
@@ -240,7 +248,9 @@ def _plan(paths: Sequence[Path], options: CheckOptions) -> RunPlan:
     if config is None:
         config = find_config(paths[0]) if paths else RepoConfig()
     policy = load_policy(config, options.pack, offline=options.offline, required=options.packs)
-    selection = Selection.resolve(config, options.select, options.extend_select, options.ignore)
+    selection = Selection.resolve(
+        config, options.select, options.extend_select, options.ignore, policy.default_selection
+    )
     conftest = conftest_rule_ids(policy.pack, options.namespaces, options.all_namespaces)
     known = _known(policy.pack, conftest)
     _refuse_unknown_in_config(config, known)
@@ -328,7 +338,7 @@ def _refuse_unknown(selectors: Sequence[str], known: suppress.KnownRules) -> Non
 
 def _deselected_locks(config: RepoConfig, policy: Policy) -> list[PlacedViolation]:
     """The repo config's select/ignore/per-file-ignores that would turn a locked rule off."""
-    chosen = Selection.resolve(config)
+    chosen = Selection.resolve(config, default=policy.default_selection)
     placed = []
     for rule in policy.pack.rules:
         lock = policy.locks.rule(rule.id)

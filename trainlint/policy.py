@@ -36,11 +36,25 @@ class PlacedViolation:
     location: Location
 
 
+BUILTIN_SELECTION = ("TL",)
+"""The base pack's rules selected by default (ruff's default set)."""
+
+
 @dataclass
 class Policy:
     pack: Pack
     locks: Locks = field(default_factory=Locks)
     violations: list[PlacedViolation] = field(default_factory=list)
+    rule_packs: dict[str, str] = field(default_factory=dict)
+    """The rules of the configured packs (``--pack``, ``TRAINLINT_PACKS``, the config's
+    ``packs``): rule id -> the name of the pack that declares it."""
+
+    @property
+    def default_selection(self) -> tuple[str, ...]:
+        """What runs when nothing says ``select``: the builtin rules and every rule of every
+        configured pack. Configuring a pack opts into its rules, so a pack's rule (and a
+        lock on it) does not need an ``extend-select`` as well."""
+        return (*BUILTIN_SELECTION, *self.rule_packs)
 
 
 def load_policy(
@@ -60,7 +74,11 @@ def load_policy(
     merged, rejected = override_params(_params(pack), params, locks, "the repo config")
     placed = [PlacedViolation(v, _pack_location(config, v)) for v in layered]
     placed += [PlacedViolation(v, _param_location(config, pack, v)) for v in rejected]
-    return Policy(with_params(pack, merged), locks, placed)
+    return Policy(with_params(pack, merged), locks, placed, _rule_packs(packs[1:]))
+
+
+def _rule_packs(packs: Sequence[Pack]) -> dict[str, str]:
+    return {rule.id: pack.name for pack in packs for rule in pack.rules}
 
 
 def config_params(pack: Pack, config: RepoConfig) -> dict[str, dict[str, Any]]:
