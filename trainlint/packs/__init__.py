@@ -141,11 +141,13 @@ def _package(file: str, source: str, origin: str) -> str:
     return package
 
 
-def describe_pack(path: Path) -> dict[str, Any]:
-    """What ``pack inspect`` shows: identity, roots, rules, params, locks, signature."""
-    from trainlint.packs.signing import is_signed
+def describe_pack(path: Path, key: bytes | None = None) -> dict[str, Any]:
+    """What ``pack inspect`` shows: identity, roots, rules, params, locks, and the signature
+    checked against the files (and, with ``key``, verified)."""
+    from trainlint.packs.signing import signature_state
 
     pack = load_pack(path)
+    signature = signature_state(path, key)
     manifest = pack.manifest
     info = manifest.info if manifest else None
     trainlint_data = pack.data.get("trainlint")
@@ -159,7 +161,9 @@ def describe_pack(path: Path) -> dict[str, Any]:
         "revision": manifest.revision if manifest else None,
         "roots": manifest.effective_roots if manifest else [""],
         "origin": pack.origin,
-        "signed": is_signed(path),
+        "signed": signature.signed,
+        "signature": signature.describe(),
+        "signature_matches": signature.matches,
         "rules": [
             {"id": rule.id, "slug": rule.slug, "severity": rule.severity}
             for rule in sorted(pack.rules, key=lambda r: r.id)
@@ -177,7 +181,7 @@ def render_description(desc: dict[str, Any]) -> str:
         f"pack      {desc['name']}{version}{revision}",
         f"origin    {desc['origin']}",
         f"roots     {', '.join(repr(root) for root in desc['roots'])}",
-        f"signed    {'yes' if desc['signed'] else 'no'}",
+        f"signed    {desc['signature']}",
     ]
     if desc["min_trainlint_version"]:
         lines.append(f"requires  trainlint >= {desc['min_trainlint_version']}")

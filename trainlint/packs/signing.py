@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -97,25 +98,98 @@ def verify_bundle(
     alg = _algorithm(algorithm) if algorithm else infer_algorithm(key)
     payload = _decode(token, key, alg, path)
     _check_claims(token, payload, key_id, scope, path)
-    listed = _listed(payload, path)
+    problems = differences(files, _listed(payload, path))
+    if problems:
+        raise PolicyError(f"{path}: {problems[0]}")
+
+
+def differences(files: dict[str, bytes], listed: dict[str, dict[str, str]]) -> list[str]:
+    """How the bundle's ``files`` (signatures left out) differ from what the signature lists:
+    one sentence per file added, changed or removed since signing."""
+    remaining = dict(listed)
+    found = []
     for name, content in sorted(files.items()):
-        entry = listed.pop(name, None)
+        entry = remaining.pop(name, None)
         if entry is None:
-            raise PolicyError(
-                f"{path}: {name} is not in the bundle signature (added after signing?)"
-            )
-        if file_hash(name, content, entry["algorithm"]) != entry["hash"].lower():
-            raise PolicyError(
-                f"{path}: {name} does not match its signed hash (changed after signing?)"
-            )
-    if listed:
-        raise PolicyError(
-            f"{path}: signed file(s) missing from the bundle: {', '.join(sorted(listed))}"
-        )
+            found.append(f"{name} is not in the bundle signature (added after signing?)")
+        elif file_hash(name, content, entry["algorithm"]) != entry["hash"].lower():
+            found.append(f"{name} does not match its signed hash (changed after signing?)")
+    if remaining:
+        found.append(f"signed file(s) missing from the bundle: {', '.join(sorted(remaining))}")
+    return found
 
 
 def is_signed(path: Path) -> bool:
     return SIGNATURES in read_bundle(path)
+
+
+@dataclass(frozen=True)
+class SignatureState:
+    """What ``pack inspect`` and ``pack build`` know of a bundle's signature without the key
+    (the files against the hashes it lists), and with it (``verified``)."""
+
+    signed: bool
+    problems: tuple[str, ...] = ()
+    verified: bool = False
+
+    @property
+    def matches(self) -> bool:
+        return self.signed and not self.problems
+
+    def describe(self) -> str:
+        if not self.signed:
+            return "no"
+        if self.problems:
+            return f"yes, but the signature does not match: {'; '.join(self.problems)}"
+        if self.verified:
+            return "yes, verified with the key"
+        return "yes, files match the signature (pass --key to verify who signed it)"
+
+
+def signature_state(path: Path, key: bytes | None = None) -> SignatureState:
+    """The bundle's signature checked against its files; with ``key`` the JWT too (a bad key
+    or claim is a problem, not an error: inspect reports it)."""
+    files = read_bundle(path)
+    raw = files.pop(SIGNATURES, None)
+    if raw is None:
+        return SignatureState(signed=False)
+    if key is not None:
+        try:
+            verify_bundle(path, key)
+        except PolicyError as exc:
+            return SignatureState(True, (str(exc).removeprefix(f"{path}: "),))
+        return SignatureState(True, verified=True)
+    return SignatureState(True, tuple(differences(files, _unverified_listing(raw, path))))
+
+
+def _unverified_listing(raw: bytes, path: Path) -> dict[str, dict[str, str]]:
+    """The files the signature lists, read without checking who signed it."""
+    token = _token(raw, path)
+    try:
+        payload = jwt.decode(token, options={"verify_signature": False})
+    except jwt.PyJWTError as exc:
+        raise PolicyError(f"{path}: {SIGNATURES}: malformed JWT: {exc}") from None
+    return _listed(payload, path)
+
+
+def refresh_for_build(directory: Path, key: bytes | None, algorithm: str | None) -> bool:
+    """Before ``pack build``: a signature that no longer matches the files is signed again
+    with ``key`` (keeping its key id and scope; the algorithm defaults to the old one), or
+    refused, so no build ships a bundle whose signature fails. True when it re-signed."""
+    state = signature_state(directory)
+    if state.matches or not state.signed:
+        return False
+    if key is None:
+        raise PolicyError(
+            f"{directory}: {SIGNATURES} does not match the files ({'; '.join(state.problems)}); "
+            "sign again (`trainlint pack sign`) or build with --key to re-sign"
+        )
+    token = _token((directory / SIGNATURES).read_bytes(), directory)
+    header = jwt.get_unverified_header(token)
+    claims = jwt.decode(token, options={"verify_signature": False})
+    alg = algorithm or header.get("alg") or infer_algorithm(key)
+    sign(directory, key, alg, header.get("kid") or claims.get("keyid"), claims.get("scope"))
+    return True
 
 
 def file_hash(name: str, content: bytes, algorithm: str = HASH_ALGORITHM) -> str:
