@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from click.testing import CliRunner, Result
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from tests.conftest import EXAMPLES
 from tests.packs.keys import rsa_pair
 from trainlint import cli
 
@@ -191,3 +193,51 @@ def test_inspect_with_the_key_verifies_the_signature(
     other.write_bytes(rsa_pair()[1])
     refused = run("pack", "inspect", str(pack), "--key", str(other)).output
     assert "signature does not match: signature does not verify with this key" in refused
+
+
+def test_add_rule_writes_everything_pack_test_needs(tmp_path: Path) -> None:
+    pack = tmp_path / "acme"
+    run("pack", "init", "acme", "--dir", str(pack))
+    added = run("pack", "add-rule", "max-nodes", "--dir", str(pack))
+    assert added.exit_code == 0, added.output
+    assert "Added rule ACME002 (max-nodes)" in added.output
+    for rel in ("max_nodes.rego", "max_nodes_test.rego", "tests/cases/ACME002.yaml",
+                "trainlint/params/max_nodes/data.json"):  # fmt: skip
+        assert (pack / rel).is_file(), rel
+    roots = json.loads((pack / ".manifest").read_text())["roots"]
+    assert {"trainlint/rules/max_nodes", "trainlint/params/max_nodes"} <= set(roots)
+    tested = run("pack", "test", str(pack))
+    assert tested.exit_code == 0, tested.output
+    assert "ACME002 #0" in tested.output and "0 failed" in tested.output
+    again = run("pack", "add-rule", "max-hours", "--dir", str(pack))
+    assert "Added rule ACME003 (max-hours)" in again.output
+    desc = json.loads(run("pack", "inspect", str(pack), "--format", "json").output)
+    assert [(r["id"], r["slug"]) for r in desc["rules"]] == [
+        ("ACME001", "max-gpus-per-job"),
+        ("ACME002", "max-nodes"),
+        ("ACME003", "max-hours"),
+    ]
+
+
+def test_add_rule_keeps_roots_that_already_hold_the_rule(tmp_path: Path) -> None:
+    """The example org pack owns all of trainlint/params: only the rule's package is added."""
+    pack = tmp_path / "org-pack"
+    shutil.copytree(EXAMPLES / "org-pack", pack)
+    before = json.loads((pack / ".manifest").read_text())["roots"]
+    assert run("pack", "add-rule", "max-nodes", "--dir", str(pack)).exit_code == 0
+    after = json.loads((pack / ".manifest").read_text())["roots"]
+    assert after == [*before, "trainlint/rules/max_nodes"]
+    assert run("pack", "test", str(pack)).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "complaint"),
+    [("max-gpus-per-job", "already has a rule"), ("Max_Nodes", "lower-case hyphenated slug")],
+)
+def test_add_rule_refuses_a_taken_or_malformed_name(
+    tmp_path: Path, name: str, complaint: str
+) -> None:
+    pack = tmp_path / "acme"
+    run("pack", "init", "acme", "--dir", str(pack))
+    result = run("pack", "add-rule", name, "--dir", str(pack))
+    assert result.exit_code == 2 and complaint in result.output

@@ -35,6 +35,22 @@ def pack_init(name: str, directory: Path | None) -> None:
     click.echo(f"Wrote pack {name!r} in {target} ({len(written)} files).")
 
 
+@pack.command("add-rule")
+@click.argument("name")
+@click.option("--dir", "directory", default=Path("."), show_default=True,
+              type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="The pack to add the rule to.")  # fmt: skip
+@handle_errors
+def pack_add_rule(name: str, directory: Path) -> None:
+    """Add rule NAME (a slug): module with METADATA, unit tests, params, cases, manifest roots."""
+    from trainlint.packs import scaffold
+
+    ident, written = scaffold.add_rule(directory, name)
+    click.echo(f"Added rule {ident} ({name}) to {directory}:")
+    for path in written:
+        click.echo(f"  {path}")
+
+
 @pack.command("build")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,

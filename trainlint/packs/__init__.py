@@ -44,7 +44,7 @@ RULES_PACKAGE = "trainlint.rules"
 TEST_SUFFIX = "_test.rego"
 
 _PACKAGE_RE = re.compile(r"^package[ \t]+([A-Za-z_][\w.]*)", re.MULTILINE)
-_SLUG_RE = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
+SLUG_RE = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 _ID_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 
 
@@ -392,7 +392,7 @@ def _validate(metadata: dict[str, Any], package: str, problems: _Problems) -> Ru
 def _slug(metadata: dict[str, Any], package: str, problems: _Problems) -> str:
     """METADATA's ``title``: a lower-case hyphenated slug naming the package's last part."""
     slug = problems.text(metadata, "title")
-    if slug and not _SLUG_RE.match(slug):
+    if slug and not SLUG_RE.match(slug):
         problems.add(f"METADATA title {slug!r} must be a lower-case hyphenated slug", "title")
     elif slug and package.rsplit(".", 1)[-1] != slug.replace("-", "_"):
         problems.add(f"package {package} does not match title {slug!r}", "title")
