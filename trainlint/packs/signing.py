@@ -11,7 +11,9 @@ File hashes are hex digests (``SHA-256`` when signing). Structured files (``data
 signature is independent of whitespace and key order: objects as ``{`` + sorted
 ``"key":value`` pairs joined by ``,`` + ``}``, arrays ``[a,b]``, numbers as written, strings as
 Go's ``encoding/json`` writes them with HTML escaping off. Every other file is hashed as bytes.
-Verification (``verify_bundle``) refuses a bad JWT signature, a key id or scope that does not
+Python package files (``__init__.py``, ``py.typed``: ``is_python_file``) are neither signed
+nor checked, so a pip-installable pack verifies once installed. Verification
+(``verify_bundle``) refuses a bad JWT signature, a key id or scope that does not
 match (OPA compares the scope exactly: none means none), a file missing from the signature, a
 file whose hash differs, and a signed file missing from the bundle.
 """
@@ -69,6 +71,7 @@ def sign(
     listed = [
         {"name": name, "hash": file_hash(name, content), "algorithm": HASH_ALGORITHM}
         for name, content in sorted(files.items())
+        if not is_python_file(name)
     ]
     payload: dict[str, Any] = {"files": listed}
     if key_id:
@@ -105,10 +108,13 @@ def verify_bundle(
 
 def differences(files: dict[str, bytes], listed: dict[str, dict[str, str]]) -> list[str]:
     """How the bundle's ``files`` (signatures left out) differ from what the signature lists:
-    one sentence per file added, changed or removed since signing."""
-    remaining = dict(listed)
+    one sentence per file added, changed or removed since signing. Python package files
+    are neither signed nor checked (``is_python_file``)."""
+    remaining = {name: entry for name, entry in listed.items() if not is_python_file(name)}
     found = []
     for name, content in sorted(files.items()):
+        if is_python_file(name):
+            continue
         entry = remaining.pop(name, None)
         if entry is None:
             found.append(f"{name} is not in the bundle signature (added after signing?)")
@@ -117,6 +123,20 @@ def differences(files: dict[str, bytes], listed: dict[str, dict[str, str]]) -> l
     if remaining:
         found.append(f"signed file(s) missing from the bundle: {', '.join(sorted(remaining))}")
     return found
+
+
+PYTHON_SUFFIXES = (".py", ".pyc", ".pyi")
+
+
+def is_python_file(name: str) -> bool:
+    """A file that makes a bundle folder a pip-installable Python package (``__init__.py``,
+    ``py.typed``), not part of the policy: trainlint never reads it from a pack, and an
+    entry point's Python has already run when its bundle is verified, so a signature could
+    not vouch for it. Signing leaves these out and verification skips them, so a pack
+    signed as a bundle still verifies once packaged and installed (pip's hashes cover the
+    Python)."""
+    base = name.rsplit("/", 1)[-1]
+    return base.endswith(PYTHON_SUFFIXES) or base == "py.typed"
 
 
 def is_signed(path: Path) -> bool:
