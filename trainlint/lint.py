@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -38,13 +38,7 @@ from trainlint.parallel import (
     read_documents,
     worker_count,
 )
-from trainlint.policy import (
-    BUILTIN_SELECTION,
-    PlacedViolation,
-    Policy,
-    config_location,
-    load_policy,
-)
+from trainlint.policy import PlacedViolation, Policy, config_location, load_policy
 from trainlint.read import Workspace
 from trainlint.results import FileOutcome, Report, RunError
 from trainlint.sources.base import Document, Skipped
@@ -108,6 +102,10 @@ class Selection:
 
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    pack_rules: frozenset[str] = frozenset()
+    """The configured packs' rule ids, run by default: with no ``select``, a pack's rules
+    run beside the builtin ones (listing a pack opts into them). They count as selected by
+    the least specific selector, so any ``ignore`` naming one (``ACME``) turns it off."""
 
     @classmethod
     def resolve(
@@ -116,17 +114,20 @@ class Selection:
         select: Sequence[str] | None = None,
         extend_select: Sequence[str] = (),
         ignore: Sequence[str] = (),
-        default: Sequence[str] = BUILTIN_SELECTION,
+        pack_rules: Collection[str] = (),
     ) -> Selection:
-        """``select`` on the command line replaces the config's; the others add to it; with
-        neither, ``default`` runs (the policy's: builtin and configured packs' rules)."""
+        """``select`` on the command line replaces the config's; the others add to it."""
         base = list(select) if select is not None else list(config.select or [])
         extra = [*config.extend_select, *extend_select]
-        chosen = [*(base or default), *extra]
-        return cls(tuple(chosen), (*config.ignore, *ignore))
+        chosen = [*(base or (["TL"] if extra else [])), *extra]
+        defaults = frozenset() if base else frozenset(pack_rules)
+        return cls(tuple(chosen), (*config.ignore, *ignore), defaults)
 
     def runs(self, rule_id: str, slug: str) -> bool:
-        return selected(rule_id, slug, self.select, self.ignore)
+        if selected(rule_id, slug, self.select, self.ignore):
+            return True
+        ignored = any(selected(rule_id, slug, [code], []) for code in self.ignore)
+        return rule_id in self.pack_rules and not ignored
 
 
 Documents = dict[Path, Document | Skipped]
@@ -249,7 +250,7 @@ def _plan(paths: Sequence[Path], options: CheckOptions) -> RunPlan:
         config = find_config(paths[0]) if paths else RepoConfig()
     policy = load_policy(config, options.pack, offline=options.offline, required=options.packs)
     selection = Selection.resolve(
-        config, options.select, options.extend_select, options.ignore, policy.default_selection
+        config, options.select, options.extend_select, options.ignore, policy.rule_packs
     )
     conftest = conftest_rule_ids(policy.pack, options.namespaces, options.all_namespaces)
     known = _known(policy.pack, conftest)
@@ -338,7 +339,7 @@ def _refuse_unknown(selectors: Sequence[str], known: suppress.KnownRules) -> Non
 
 def _deselected_locks(config: RepoConfig, policy: Policy) -> list[PlacedViolation]:
     """The repo config's select/ignore/per-file-ignores that would turn a locked rule off."""
-    chosen = Selection.resolve(config, default=policy.default_selection)
+    chosen = Selection.resolve(config, pack_rules=policy.rule_packs)
     placed = []
     for rule in policy.pack.rules:
         lock = policy.locks.rule(rule.id)

@@ -36,10 +36,6 @@ class PlacedViolation:
     location: Location
 
 
-BUILTIN_SELECTION = ("TL",)
-"""The base pack's rules selected by default (ruff's default set)."""
-
-
 @dataclass
 class Policy:
     pack: Pack
@@ -47,14 +43,8 @@ class Policy:
     violations: list[PlacedViolation] = field(default_factory=list)
     rule_packs: dict[str, str] = field(default_factory=dict)
     """The rules of the configured packs (``--pack``, ``TRAINLINT_PACKS``, the config's
-    ``packs``): rule id -> the name of the pack that declares it."""
-
-    @property
-    def default_selection(self) -> tuple[str, ...]:
-        """What runs when nothing says ``select``: the builtin rules and every rule of every
-        configured pack. Configuring a pack opts into its rules, so a pack's rule (and a
-        lock on it) does not need an ``extend-select`` as well."""
-        return (*BUILTIN_SELECTION, *self.rule_packs)
+    ``packs``): rule id -> the name of the pack that declares it. Configuring a pack opts
+    into its rules: with no ``select`` they run beside the builtin ones (``Selection``)."""
 
 
 def load_policy(

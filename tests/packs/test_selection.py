@@ -104,3 +104,19 @@ def test_rule_explains_a_pack_rule_and_names_its_pack(
     assert result.exit_code == 0, result.output
     assert result.output.startswith("# max-gpus-per-job (ACME001)")
     assert "Pack: acme" in result.output
+
+
+@pytest.mark.parametrize("ignored", ["ACME", "ACME001", "max-gpus-per-job"])
+def test_any_ignore_naming_a_pack_rule_turns_it_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ignored: str
+) -> None:
+    """Selected by default at the lowest specificity: a prefix ignore wins, as for TL rules."""
+    found = _rules_found(_repo(tmp_path, f'ignore = ["{ignored}"]\n'), monkeypatch)
+    assert "ACME001" not in found
+
+
+def test_extend_select_overrides_a_broader_ignore(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = 'ignore = ["ACME"]\nextend-select = ["ACME001"]\n'
+    assert "ACME001" in _rules_found(_repo(tmp_path, config), monkeypatch)
