@@ -120,3 +120,17 @@ def test_extend_select_overrides_a_broader_ignore(
 ) -> None:
     config = 'ignore = ["ACME"]\nextend-select = ["ACME001"]\n'
     assert "ACME001" in _rules_found(_repo(tmp_path, config), monkeypatch)
+
+
+def test_rules_lists_the_packs_the_ci_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pack named by TRAINLINT_PACKS (out of the repository's reach) runs, so it is listed."""
+    pack = tmp_path / "acme"
+    shutil.copytree(EXAMPLES / "org-pack", pack)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TRAINLINT_PACKS", str(pack))
+    result = CliRunner().invoke(main, ["rules"])
+    assert result.exit_code == 0, result.output
+    assert any(line.startswith("ACME001") and "[pack acme]" in line
+               for line in result.output.splitlines())  # fmt: skip
