@@ -98,6 +98,8 @@ def add_rule(directory: Path, slug: str) -> tuple[str, list[Path]]:
     if pack.get_rule(slug) is not None:
         raise ConfigError(f"{directory}: the pack already has a rule {slug!r}")
     ident = next_rule_id([rule.id for rule in pack.rules], pack.name)
+    if pack.get_rule(ident) is not None:  # ids with no number to count on: ORG-A, ORG-B
+        raise ConfigError(f"{directory}: rule id {ident} is taken; cannot choose the next id")
     files = _rule_files(slug, ident, _cases_folder(directory))
     taken = [rel for rel in files if (directory / rel).exists()]
     if taken:
