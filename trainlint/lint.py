@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -109,6 +109,10 @@ class Selection:
 
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    pack_rules: frozenset[str] = frozenset()
+    """The configured packs' rule ids, run by default: with no ``select``, a pack's rules
+    run beside the builtin ones (listing a pack opts into them). They count as selected by
+    the least specific selector, so any ``ignore`` naming one (``ACME``) turns it off."""
 
     @classmethod
     def resolve(
@@ -117,15 +121,20 @@ class Selection:
         select: Sequence[str] | None = None,
         extend_select: Sequence[str] = (),
         ignore: Sequence[str] = (),
+        pack_rules: Collection[str] = (),
     ) -> Selection:
         """``select`` on the command line replaces the config's; the others add to it."""
         base = list(select) if select is not None else list(config.select or [])
         extra = [*config.extend_select, *extend_select]
         chosen = [*(base or (["TL"] if extra else [])), *extra]
-        return cls(tuple(chosen), (*config.ignore, *ignore))
+        defaults = frozenset() if base else frozenset(pack_rules)
+        return cls(tuple(chosen), (*config.ignore, *ignore), defaults)
 
     def runs(self, rule_id: str, slug: str) -> bool:
-        return selected(rule_id, slug, self.select, self.ignore)
+        if selected(rule_id, slug, self.select, self.ignore):
+            return True
+        ignored = any(selected(rule_id, slug, [code], []) for code in self.ignore)
+        return rule_id in self.pack_rules and not ignored
 
 
 Documents = dict[Path, Document | Skipped]
@@ -253,7 +262,9 @@ def _plan(paths: Sequence[Path], options: CheckOptions) -> RunPlan:
     policy = load_policy(config, options.pack, offline=options.offline, required=options.packs)
     if options.rego_v0:
         policy = dataclasses.replace(policy, pack=with_rego_v0(policy.pack))
-    selection = Selection.resolve(config, options.select, options.extend_select, options.ignore)
+    selection = Selection.resolve(
+        config, options.select, options.extend_select, options.ignore, policy.rule_packs
+    )
     conftest = conftest_rule_ids(policy.pack, options.namespaces, options.all_namespaces)
     files = _file_mode(options)
     conftest += files.rule_ids if files is not None else ()
@@ -367,7 +378,7 @@ def _refuse_unknown(selectors: Sequence[str], known: suppress.KnownRules) -> Non
 
 def _deselected_locks(config: RepoConfig, policy: Policy) -> list[PlacedViolation]:
     """The repo config's select/ignore/per-file-ignores that would turn a locked rule off."""
-    chosen = Selection.resolve(config)
+    chosen = Selection.resolve(config, pack_rules=policy.rule_packs)
     placed = []
     for rule in policy.pack.rules:
         lock = policy.locks.rule(rule.id)

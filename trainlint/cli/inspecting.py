@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from trainlint.job import Job
+    from trainlint.policy import Policy
 
 
 @main.command()
@@ -108,12 +109,10 @@ def estimate_tables(jobs: list[Job]) -> list[Table]:
 @handle_errors
 def rule(key: str) -> None:
     """Explain one rule (id or slug): what it does, why, an example, the fix, its options."""
-    from trainlint.config import find_config
-    from trainlint.policy import load_policy
     from trainlint.rule_docs import render_rule, rule_params
 
-    config = find_config(Path("."))
-    pack = load_policy(config).pack
+    policy = _policy_here()
+    pack = policy.pack
     meta = pack.get_rule(key)
     if meta is None:
         from trainlint.suggest import closest
@@ -122,7 +121,7 @@ def rule(key: str) -> None:
         match = closest(key, names)
         hint = f"did you mean {match!r}? " if match else ""
         raise ConfigError(f"unknown rule {key!r} ({hint}see `trainlint rules`)")
-    text = render_rule(meta, rule_params(meta, pack))
+    text = render_rule(meta, rule_params(meta, pack), pack=policy.rule_packs.get(meta.id))
     if sys.stdout.isatty():
         from rich.console import Console
         from rich.markdown import Markdown  # markdown-it: only for this command
@@ -151,12 +150,25 @@ def init(folder: Path | None, force: bool) -> None:
 @main.command()
 @handle_errors
 def rules() -> None:
-    """List the rules of the builtin pack."""
-    from trainlint.packs import load_builtin_pack
-
-    for rule in sorted(load_builtin_pack().rules, key=lambda r: r.id):
+    """List the rules that run here: the builtin pack's, then each configured pack's."""
+    policy = _policy_here()
+    listed = sorted(policy.pack.rules, key=lambda r: (r.id in policy.rule_packs, r.id))
+    width = max((len(rule.id) for rule in listed), default=0)
+    for rule in listed:
         summary = first_sentence(rule.description)
-        click.echo(f"{rule.id}  {rule.slug:<26} {rule.severity:<8} {summary}")
+        pack = policy.rule_packs.get(rule.id)
+        origin = f" [pack {pack}]" if pack else ""
+        click.echo(f"{rule.id:<{width}}  {rule.slug:<26} {rule.severity:<8} {summary}{origin}")
+
+
+def _policy_here() -> Policy:
+    """The policy a check of the current directory runs: the builtin pack, the packs named
+    in ``TRAINLINT_PACKS`` and the ones the config lists."""
+    from trainlint.config import find_config
+    from trainlint.policy import load_policy
+
+    required = os.environ.get("TRAINLINT_PACKS", "").split()
+    return load_policy(find_config(Path(".")), required=required)
 
 
 @main.command()
