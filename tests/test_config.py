@@ -31,7 +31,7 @@ def test_pyproject_without_a_trainlint_table_is_skipped(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("format: {}\n", "format: Extra inputs are not permitted"),
+        ("format: {}\n", "format: unknown key"),
         ("formats: {'*.yaml': nosuchformat}\n", "unknown format 'nosuchformat'"),
         ("- a\n", "must be a mapping"),
     ],

@@ -108,7 +108,10 @@ def test_reverting_fixes_the_finding(repo: Path) -> None:
     git(repo, "branch", "-f", "base")
     set_save_steps(repo, 500)
     diff = run()
-    assert sorted(f.rule for f in diff.fixed) == ["TL101", "TL201"] and not diff.new
+    assert [f.rule for f in diff.fixed] == ["TL201"] and not diff.new
+    # TL101 (the H100s are oversized) is gone because the shorter run saves too little to
+    # flag, not because the GPUs changed: it vanished, it was not fixed.
+    assert [f.rule for f in diff.vanished] == ["TL101"]
     job = diff.jobs[0]
     assert job.before and job.after and job.before.usd and job.after.usd
     assert job.after.usd < job.before.usd
@@ -146,10 +149,12 @@ def test_the_base_is_read_not_checked_out(repo: Path) -> None:
     assert git(repo, "status", "--porcelain").strip() == f"M {SLURM}"
 
 
-def test_head_report_new_only(repo: Path) -> None:
+def test_head_report_counted(repo: Path) -> None:
     diff = checkpoint_change(repo)
-    head = diff.head_report_new_only()
-    assert sorted(f.rule for f in head.findings) == ["TL101", "TL201"]
+    head = diff.head_report_counted()
+    # TL302's NCCL debug logging costs more over the 3x longer run: worsened, so it counts
+    assert [f.rule for f in diff.worsened] == ["TL302"]
+    assert sorted(f.rule for f in head.findings) == ["TL101", "TL201", "TL302"]
     assert [j.id for j in head.jobs] == [SLURM] and head.rules
 
 
@@ -192,9 +197,9 @@ def test_cli_diff_mode(repo: Path) -> None:
     result = runner.invoke(main, ["check", "--diff", "base", "--format", "text"])
     assert result.exit_code == 1, result.output
     lines = result.output.splitlines()
-    assert lines[-1].startswith("2 new, 0 fixed in 1 touched job; cost per run $")
+    assert lines[-1].startswith("2 new, 1 worsened, 0 fixed in 1 touched job; cost per run $")
     assert lines[-1].endswith("(+187%).")
-    assert [line.split(": ")[1].split()[0] for line in lines[:-1]] == ["TL101", "TL201"]
+    assert [line.split(": ")[1].split()[0] for line in lines[:-1]] == ["TL101", "TL201", "TL302"]
     result = runner.invoke(main, ["check", "--diff", "base", "--fail-on", "error"])
     assert result.exit_code == 0, result.output  # new warnings only; unchanged ones never count
     result = runner.invoke(main, ["check", "--diff", "base", "--format", "json"])
@@ -247,3 +252,168 @@ def test_cli_diff_mode_hands_jobs_to_the_check_of_both_revisions(
     trees = {tree for tree, _ in asked}
     assert len(trees) == 2 and repo.resolve() in {t.resolve() for t in trees}  # base and head
     assert {setting for _, setting in asked} == {2}
+
+
+# -- a depth-1 CI checkout ---------------------------------------------------------------------
+
+
+def shallow_clone(repo: Path, into: Path) -> Path:
+    """What actions/checkout does: the head commit alone (``--depth 1`` over file://)."""
+    git(into.parent, "clone", "-q", "--depth", "1", f"file://{repo}", str(into))
+    return into
+
+
+def test_diff_in_a_depth_1_clone_with_the_base_fetched_at_depth_1(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No shared history (each side one commit): the base's tree is compared with the head's,
+    as the merge base would be (GitHub checks out a merge whose first parent is the base)."""
+    set_save_steps(repo, 10)
+    commit(repo, "checkpoint more often")
+    base = git(repo, "rev-parse", "base").strip()
+    clone = shallow_clone(repo, tmp_path / "clone")
+    git(clone, "fetch", "-q", "--no-tags", "--depth=1", "origin", base)
+    assert git(clone, "rev-parse", "--is-shallow-repository").strip() == "true"
+    monkeypatch.chdir(clone)
+    diff = run(base=base)
+    assert diff.base_commit == base and diff.changed_files == [SLURM]
+    assert sorted(f.rule for f in diff.new) == ["TL101", "TL201"] and not diff.fixed
+
+
+def test_a_base_missing_from_a_shallow_clone_says_how_to_fetch_it(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from trainlint.cli import main
+
+    set_save_steps(repo, 10)
+    commit(repo, "checkpoint more often")
+    base = git(repo, "rev-parse", "base").strip()
+    monkeypatch.chdir(shallow_clone(repo, tmp_path / "clone"))
+    result = CliRunner().invoke(main, ["check", ".", "--diff", base])
+    assert result.exit_code == 2, result.output
+    assert f"git fetch --depth=1 origin {base}" in result.output
+
+
+# -- worsened, fixed and vanished --------------------------------------------------------------
+
+
+def worse_checkpoints(repo: Path) -> DiffReport:
+    """Base saves every 50 steps (TL201 already there), head every 5: the same finding costs
+    ten times more."""
+    set_save_steps(repo, 50)
+    commit(repo, "every 50")
+    git(repo, "branch", "-f", "base")
+    set_save_steps(repo, 5)
+    commit(repo, "every 5")
+    return run()
+
+
+def test_a_finding_whose_waste_grew_is_worsened_not_unchanged(repo: Path) -> None:
+    diff = worse_checkpoints(repo)
+    worse = {f.rule: f for f in diff.worsened}
+    assert "TL201" in worse and "TL201" not in [f.rule for f in diff.unchanged + diff.new]
+    tl201 = worse["TL201"]
+    assert tl201.waste_before and tl201.waste and tl201.waste_before.usd and tl201.waste.usd
+    assert tl201.waste.usd >= 1.1 * tl201.waste_before.usd
+    assert tl201.message.startswith("checkpoint every 5 steps")
+    deltas = [f.usd_delta or 0.0 for f in diff.worsened]
+    assert deltas == sorted(deltas, reverse=True) and deltas[0] == tl201.usd_delta
+    assert diff.jobs[0].worsened == len(diff.worsened)
+    document = DiffReport.model_validate_json(diff.model_dump_json())
+    assert document.worsened[0].waste_before == tl201.waste_before
+
+
+def test_worsened_findings_count_and_show_their_delta_everywhere(repo: Path) -> None:
+    from click.testing import CliRunner
+
+    from trainlint.cli import main
+
+    diff = worse_checkpoints(repo)
+    delta = diff.worsened[0].usd_delta
+    assert delta is not None and not diff.new
+    runner = CliRunner()
+    text = runner.invoke(main, ["check", "--diff", "base", "--format", "text"])
+    assert text.exit_code == 1, text.output  # nothing new, but worse: it counts
+    assert "TL201 [warning] checkpoint every 5 steps" in text.output
+    assert f"+${delta:,.0f})" in text.output and "worsened" in text.output.splitlines()[-1]
+    github = runner.invoke(main, ["check", "--diff", "base", "--format", "github"])
+    assert "title=TL201 checkpoint-too-frequent::checkpoint every 5 steps" in github.output
+    assert "worse than the base: $" in github.output
+    body = render_comment(diff)
+    section = body.split("#### 📈 Worsened", 1)[1]
+    assert f"**+${delta:,.0f} per run**" in section.split("\n- ")[1]  # the largest Δ$ first
+    assert "Unchanged findings" not in body or "TL201" not in body.split("Unchanged", 1)[1]
+
+
+def hf_job(repo: Path, gpus: int, eval_steps: int) -> None:
+    (repo / "train.yaml").write_text(
+        f"# trainlint: gpu=H100 gpus={gpus} dataset_samples=1000000\n"
+        "model_name_or_path: meta-llama/Llama-3.1-8B\nper_device_train_batch_size: 4\n"
+        "gradient_accumulation_steps: 4\nnum_train_epochs: 1\nmax_seq_length: 2048\n"
+        f"bf16: true\neval_strategy: steps\neval_steps: {eval_steps}\nsave_steps: 1000\n"
+        "save_total_limit: 2\ndataloader_num_workers: 4\noutput_dir: out\n"
+    )
+
+
+@pytest.fixture
+def hf_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An epoch-based HF job evaluating every 10 steps of a 7,813-step run on 8 GPUs (TL305)."""
+    root = tmp_path / "hf"
+    root.mkdir()
+    hf_job(root, gpus=8, eval_steps=10)
+    git(root, "init", "-q")
+    commit(root, "base")
+    git(root, "branch", "base")
+    monkeypatch.chdir(root)
+    return root
+
+
+def test_a_finding_turned_off_by_another_fact_is_not_fixed(hf_repo: Path) -> None:
+    """64 GPUs make the epoch 977 steps, under TL305's 1,000-step floor: eval_steps is still
+    10, so TL305 vanished rather than being fixed."""
+    hf_job(hf_repo, gpus=64, eval_steps=10)
+    diff = run()
+    assert "TL305" not in [f.rule for f in diff.fixed]
+    assert [f.rule for f in diff.vanished] == ["TL305"]
+    assert "No longer reported, though the fact is unchanged (1)" in render_comment(diff)
+
+
+def test_changing_the_fact_a_finding_points_at_fixes_it(hf_repo: Path) -> None:
+    hf_job(hf_repo, gpus=8, eval_steps=100)
+    diff = run()
+    assert "TL305" in [f.rule for f in diff.fixed] and not diff.vanished
+
+
+def test_one_diff_evaluation_writes_every_output_format(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--output-format FORMAT=FILE``: annotations on stdout, and the JSON, SARIF and comment
+    rendered from the same two checks (base and head), not one check per output."""
+    from click.testing import CliRunner
+
+    import trainlint.diff
+    import trainlint.lint
+    from trainlint.cli import main
+
+    calls: list[int] = []
+    real = trainlint.lint.check  # what trainlint.diff imported
+
+    def counting(paths: list[Path], options: CheckOptions) -> object:
+        calls.append(1)
+        return real(paths, options)
+
+    monkeypatch.setattr(trainlint.diff, "check", counting)
+    set_save_steps(repo, 10)
+    args = ["check", "--diff", "base", "--format", "github", "--output-format", "json=o/d.json",
+            "--output-format", "sarif=o/t.sarif", "--output-format", "markdown=o/c.md"]  # fmt: skip
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1, result.output
+    assert len(calls) == 2 and "::warning file=" in result.output
+    diff = DiffReport.model_validate_json((repo / "o" / "d.json").read_text())
+    assert sorted(f.rule for f in diff.new) == ["TL101", "TL201"]
+    assert (repo / "o" / "c.md").read_text().startswith(MARKER)
+    assert '"version": "2.1.0"' in (repo / "o" / "t.sarif").read_text()
+    bad = CliRunner().invoke(main, ["check", "--output-format", "yaml=x"])
+    assert bad.exit_code == 2 and "expected FORMAT=FILE" in bad.output

@@ -68,3 +68,25 @@ def test_try_repo_runs_the_hook_on_a_training_repo(tmp_path: Path) -> None:
     )  # fmt: skip
     assert staged.returncode == 1, staged.stdout + staged.stderr
     assert "train.slurm:20:5: TL201" in staged.stdout
+
+
+def test_the_hook_runs_for_every_extension_the_formats_read() -> None:
+    """The hook's ``files:`` is derived from the format registry: the suffix of each format's
+    example files (the docs' list), and discovery's candidates (the repo config is .toml)."""
+    import re
+
+    import yaml
+
+    from trainlint.discover import CANDIDATE_SUFFIXES
+    from trainlint.sources import all_sources
+
+    named = {Path(example.split()[0]).suffix for f in all_sources() for example in f.examples}
+    owned = {suffix.lower() for suffix in named if suffix}
+    assert owned <= CANDIDATE_SUFFIXES  # discovery offers every format its own files
+    words = sorted(suffix.lstrip(".") for suffix in owned | CANDIDATE_SUFFIXES)
+    (hook,) = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+    assert hook["files"] == rf"(?i)\.({'|'.join(words)})$"
+    files = re.compile(hook["files"])
+    for name in ("train.py", "torchtitan/llama3_8b.toml", "Train.YAML", "run.sbatch"):
+        assert files.search(name), name
+    assert not files.search("README.md")

@@ -298,3 +298,68 @@ def test_applying_suppressions_is_pure(repo: Path) -> None:
     assert [p.detail for p in problems] == ["waiver for TL301 on '**' matches no finding"]
     assert suppressions.unused(findings, lambda code: True) == problems
     assert suppressions.lock_violations(once) == suppressions.lock_violations(findings) == []
+
+
+# -- a baseline accepts the waste it saw ------------------------------------------------------
+
+
+def checkpoints_every(repo: Path, steps: int) -> None:
+    """The llama example, saving every ``steps`` steps (TL201 fires below 500)."""
+    import re
+    import shutil
+
+    from tests.conftest import EXAMPLES
+
+    script = repo / "llama3-sft" / "train.slurm"
+    if not script.exists():
+        shutil.copytree(EXAMPLES / "llama3-sft", repo / "llama3-sft")
+    script.write_text(re.sub(r"--save_steps \d+", f"--save_steps {steps}", script.read_text()))
+
+
+def baseline_at(repo: Path, steps: int) -> Path:
+    checkpoints_every(repo, steps)
+    written = CliRunner().invoke(main, ["check", "--select", "TL201", "--write-baseline", "b.json"])
+    assert written.exit_code == 0, written.output
+    return repo / "b.json"
+
+
+def test_a_baseline_entry_records_the_waste_and_stops_suppressing_when_it_grows(
+    repo: Path,
+) -> None:
+    """save_steps 50 → 5 makes TL201 ten times costlier: the baseline accepted $35, not $350."""
+    baseline = baseline_at(repo, 50)
+    (entry,) = json.loads(baseline.read_text())["findings"]
+    assert entry["waste"]["usd"] > 0
+    checkpoints_every(repo, 48)  # ~2.5% costlier: still the waste the baseline accepted
+    report = run(repo, select=["TL201", "TL905"], baseline=baseline)
+    assert rules(report, suppressed=True) == [("TL201", "llama3-sft/train.slurm", 20)]
+    checkpoints_every(repo, 40)  # ~25% costlier
+    report = run(repo, select=["TL201", "TL905"], baseline=baseline)
+    assert rules(report, suppressed=False) == [("TL201", "llama3-sft/train.slurm", 20)]
+    checkpoints_every(repo, 5)
+    result = CliRunner().invoke(main, ["check", "--select", "TL201,TL905", "--baseline", "b.json"])
+    assert result.exit_code == 1, result.output
+    assert "train.slurm:20:5: TL201 [warning] checkpoint every 5 steps" in result.output
+    assert "TL905" not in result.output  # the entry is used: it just no longer suppresses
+
+
+def test_a_baseline_written_before_waste_was_recorded_still_suppresses(repo: Path) -> None:
+    baseline = baseline_at(repo, 50)
+    document = json.loads(baseline.read_text())
+    for entry in document["findings"]:
+        del entry["waste"]
+    baseline.write_text(json.dumps(document))
+    checkpoints_every(repo, 5)
+    report = run(repo, select=["TL201", "TL905"], baseline=baseline)
+    assert rules(report, suppressed=True) == [("TL201", "llama3-sft/train.slurm", 20)]
+    assert rules(report, suppressed=False) == []
+
+
+def test_the_baseline_entry_of_a_fixed_finding_is_info_and_does_not_block(repo: Path) -> None:
+    baseline_at(repo, 50)
+    checkpoints_every(repo, 1000)  # fixed
+    result = CliRunner().invoke(main, ["check", "--select", "TL201,TL905", "--baseline", "b.json"])
+    assert result.exit_code == 0, result.output
+    assert "b.json:4:1: TL905 [info] unused baseline entry: baseline entry for TL201" in (
+        result.output
+    )

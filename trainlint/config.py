@@ -6,7 +6,8 @@ path) gives what is one per run — packs, params, baseline, fail-on — and ``p
 folder every reported path is relative to. ``--config FILE`` (``load_config``) replaces them all.
 
 Keys are spelled as in ruff (``extend-select``, ``per-file-ignores``; snake_case works too).
-Unknown keys are errors that name the key and the file; so is a waiver without a reason.
+Unknown keys are errors that name the key, the file and its line, and the closest valid key
+("did you mean"); so is a waiver without a reason.
 Where each entry is written (``RepoConfig.located``, by key path: ``("waivers", 2, "reason")``)
 is kept from the YAML and TOML readers' positions, for findings about the config.
 
@@ -29,12 +30,15 @@ import os
 import re
 import stat
 import sys
+import typing
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic.fields import FieldInfo
+from pydantic_core import ErrorDetails
 
 from trainlint.errors import ConfigError, SourceError
 from trainlint.packs.sources import PackSource
@@ -48,6 +52,7 @@ from trainlint.sources.structured import (
     load_yaml,
 )
 from trainlint.sources.structured.toml import load_toml
+from trainlint.suggest import did_you_mean
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -556,9 +561,63 @@ def _validate(table: _Table, path: Path, root: Path) -> RepoConfig:
     try:
         config = RepoConfig.model_validate({**raw, "root": path.parent, "source": path})
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(map(str, e['loc'])) or '(top)'}: {e['msg']}" for e in exc.errors()
-        )
-        raise ConfigError(f"{path}: {problems}") from None
+        problems = sorted(_problem(error, table.located, path) for error in exc.errors())
+        raise ConfigError("\n".join(text for _, text in problems)) from None
     config._located = table.located
     return config
+
+
+_INTERNAL_FIELDS = frozenset({"root", "source"})  # set by trainlint, never written in a config
+
+
+def _problem(
+    error: ErrorDetails, located: Mapping[KeyPath, Written], path: Path
+) -> tuple[tuple[str, int, int], str]:
+    """One validation error as ruff reports one, ``file:line:column: key: what is wrong``, and
+    where it is (to sort by): at the key, the value or the closest enclosing entry written,
+    and for an unknown key the closest valid one (``unknown key (did you mean 'select'?)``)."""
+    written = tuple(error["loc"])
+    loc = _ruff_spelling(written) if written else ()
+    message = error["msg"]
+    if error["type"] == "extra_forbidden" and loc:
+        model = _model_at(loc[:-1])
+        names = [] if model is None else [spelling for spelling, _ in _fields(model)]
+        message = f"unknown key{did_you_mean(str(loc[-1]), names)}"
+    depth = next((n for n in range(len(loc), 0, -1) if loc[:n] in located), 0)
+    shown = f"{'.'.join(map(str, written)) or '(top)'}: {message}"
+    if not depth:
+        return (str(path), 0, 0), f"{path}: {shown}"
+    where = located[loc[:depth]]
+    at_value = depth == len(loc) and error["type"] not in {"extra_forbidden", "missing"}
+    column = where.value_column if at_value else where.column
+    return (str(where.file), where.line, column), f"{where.file}:{where.line}:{column}: {shown}"
+
+
+def _model_at(loc: KeyPath) -> type[BaseModel] | None:
+    """The config model (``RepoConfig``, ``Waiver``, ``PackSource``) that holds the keys at
+    ``loc``: list indexes skipped, each key's field followed to the model it holds."""
+    model: type[BaseModel] = RepoConfig
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        fields = {spelling: info for spelling, info in _fields(model)}
+        info = fields.get(part)
+        held = _model_in(info.annotation) if info is not None else None
+        if held is None:
+            return None
+        model = held
+    return model
+
+
+def _fields(model: type[BaseModel]) -> Iterator[tuple[str, FieldInfo]]:
+    """A model's fields as a config spells them (``extend-select``), internal ones left out."""
+    for name, info in model.model_fields.items():
+        if model is not RepoConfig or name not in _INTERNAL_FIELDS:
+            yield (info.alias or name).replace("_", "-"), info
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The model a field holds: itself, or inside ``list[...]`` or ``X | None``."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return next(filter(None, map(_model_in, typing.get_args(annotation))), None)

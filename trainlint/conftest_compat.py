@@ -18,8 +18,12 @@ Semantics follow conftest (``docs/index.md``, ``policy/engine.go``, ``runner/tes
   ``org.*`` matches the pack's packages), ``--all-namespaces`` (every package of the pack).
   Each namespace is a package path without ``data.`` (``org.training``).
 
-The input is the job model (``Job.as_input()``), not the raw files: a policy reads
-``input.training.precision``, whatever format set it.
+In a pack the input is the job model (``Job.as_input()``), not the raw files: a policy reads
+``input.training.precision``, whatever format set it. In conftest mode (``check --conftest
+DIR``, ``FileMode``) a policy directory's rules see each YAML, JSON or TOML file as conftest
+parses it, one input per document (``conftest_input``), so ``input.kind == "PyTorchJob"``
+holds on a PyTorchJob manifest; a finding sits at its document's first line, or at the value
+its ``pointer`` names.
 
 Rule ids: a conftest rule has no TLxxx id, so a finding's ``rule`` (and ``name``) is
 ``<namespace>.<rule>`` (``main.deny``, ``org.training.warn_fp32``). That is what conftest prints
@@ -32,6 +36,7 @@ SARIF rule and could not suppress one policy without the others.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -39,10 +44,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from trainlint.errors import PolicyError
+from trainlint.conftest_input import Input, is_input, read_inputs
+from trainlint.errors import ConfigError, PolicyError
 from trainlint.findings import Finding, Waste, fingerprint, locate
 from trainlint.job import Job, Location
-from trainlint.packs import Pack, module_package
+from trainlint.packs import Pack, load_pack, module_package, with_rego_v0
 from trainlint.read import display
 
 if TYPE_CHECKING:
@@ -274,3 +280,67 @@ def _is_waste(value: Any) -> bool:
         and set(value) == {"gpu_hours", "usd"}
         and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value.values())
     )
+
+
+# -- conftest mode: the policies see each file as conftest parses it -------------------------
+
+
+@dataclass(frozen=True)
+class FileMode:
+    """``check --conftest DIR``: a conftest policy directory, compiled once, whose namespaces
+    run on every YAML, JSON and TOML file of the check (``conftest_input``), beside the jobs."""
+
+    policy_dir: Path
+    plan: ConftestPlan
+    engine: Engine
+    rule_ids: tuple[str, ...]
+
+    @classmethod
+    def load(cls, policy_dir: Path, compile_pack: Callable[[Pack], Engine],
+             options: FileModeOptions) -> FileMode:  # fmt: skip
+        """The policy directory as a pack: a module of no declared Rego version that does not
+        parse as v1 is v0 (conftest's policies predate OPA 1.0), or every one with --rego-v0."""
+        pack = dataclasses.replace(load_pack(policy_dir), rego_fallback=True)
+        if options.rego_v0:
+            pack = with_rego_v0(pack)
+        plan = ConftestPlan.of(pack, options.namespaces, options.all_namespaces)
+        if not plan.namespaces:
+            raise ConfigError(
+                f"--conftest {policy_dir}: no package to run (conftest's default is `package "
+                "main`; name others with --namespace or --all-namespaces)"
+            )
+        ids = conftest_rule_ids(pack, options.namespaces, options.all_namespaces)
+        return cls(policy_dir, plan, compile_pack(pack), tuple(ids))
+
+    def wants(self, path: Path) -> bool:
+        """A file conftest would parse, and not one of the policy directory's own."""
+        return is_input(path) and not path.resolve().is_relative_to(self.policy_dir.resolve())
+
+    def findings(self, path: Path) -> list[Finding]:
+        """Each document's findings; InputError when the file does not parse."""
+        found = []
+        for document in read_inputs(path, display(path)):
+            query = self.engine.query
+            results = conftest_findings(query, document.value, self.plan.namespaces,
+                                        self.plan.rules)  # fmt: skip
+            found += [file_finding(document, result) for result in results]
+        return found
+
+
+@dataclass(frozen=True)
+class FileModeOptions:
+    namespaces: Sequence[str] = ()
+    all_namespaces: bool = False
+    rego_v0: bool = False
+
+
+def file_finding(document: Input, result: ConftestResult) -> Finding:
+    """A conftest result on a file's document: at ``_loc``, else at its pointer's value in the
+    document, else at the document's first line."""
+    where = result.location or document.locate(result.pointer)
+    identity = f"{document.file}#{document.index}{result.pointer or ''}"
+    return Finding(
+        rule=result.rule, name=result.rule, severity=result.severity, message=result.message,
+        file=where.file, line=where.line, column=where.column, job=document.file,
+        fingerprint=fingerprint(result.rule, identity, result.message),
+    )  # fmt: skip

@@ -5,7 +5,10 @@ changes: which findings are new, which are fixed, and what each touched job cost
 before → after. Decisions (see docs/diff.md):
 
 - **Base** is the merge base of ``BASE`` and ``HEAD`` (what ``git diff BASE...HEAD`` and a
-  GitHub pull request compare against); **head** is the working tree, so uncommitted and
+  GitHub pull request compare against) when the history holds one, else ``BASE``'s own tree: a
+  depth-1 CI checkout shares no history with a base fetched at depth 1, and there (GitHub
+  checks out the pull request's merge commit, whose first parent is the base) the base's tree
+  is what the merge base would be. **head** is the working tree, so uncommitted and
   untracked (not ignored) files count too: in CI the working tree is the checked-out head, in a
   pre-commit hook it is the change about to be committed.
 - The base is read through git, never checked out: its blobs are written into a temporary
@@ -15,6 +18,10 @@ before → after. Decisions (see docs/diff.md):
 - A job is touched when one of its source files changed; it is identified by its entry file
   relative to the repository root, and every path in the report is repo-relative.
 - Findings are matched by rule, job, file and fingerprint (line-independent), as multisets.
+  A matched finding whose waste grew by 10% or more, or whose severity rose, is **worsened**
+  (it counts, like a new one). A base finding the head lost is **fixed** only when the fact it
+  points at changed (or its job is gone); when that fact is the same, another fact turned the
+  rule off (TL305 when only the GPU count changed) and it is listed as **vanished**.
 """
 
 from __future__ import annotations
@@ -22,8 +29,8 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
-from collections import Counter, deque
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
@@ -31,10 +38,19 @@ from trainlint.assemble import assemble
 from trainlint.config import find_config
 from trainlint.discover import EXCLUDED_DIRS, discover
 from trainlint.errors import ConfigError
-from trainlint.findings import Finding
+from trainlint.findings import Finding, fingerprint, sort_key, worsened
+from trainlint.job import Job
 from trainlint.lint import CheckOptions, check
 from trainlint.read import Workspace
-from trainlint.results import DiffError, DiffReport, JobCost, JobDiff, Report, Status
+from trainlint.results import (
+    DiffError,
+    DiffReport,
+    JobCost,
+    JobDiff,
+    Report,
+    Status,
+    Worsened,
+)
 from trainlint.sources.structured import MAX_BYTES
 from trainlint.workdir import working_directory
 
@@ -100,18 +116,30 @@ def toplevel(start: Path) -> Path:
 
 
 def merge_base(root: Path, ref: str) -> str:
-    """The commit ``ref`` and HEAD share (``BASE...HEAD``); a clear error for a bad ref."""
+    """The commit to compare with: the merge base of ``ref`` and HEAD (``BASE...HEAD``) when
+    the history holds one, else ``ref`` itself (a depth-1 clone with the base fetched at depth
+    1 shares no history; in a pull request's merge checkout the base is HEAD's first parent,
+    which is what the merge base would be). A ref git does not have is a clear error that
+    says how to fetch it."""
     if not ref or ref.startswith("-"):
         raise ConfigError(f"--diff: {ref!r} is not a git revision")
     try:
         sha = git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
     except ConfigError:
-        raise ConfigError(f"--diff: unknown git revision {ref!r} in {root}") from None
+        raise ConfigError(_missing(ref, root)) from None
+    commit = sha.decode().strip()
     try:
-        common = git(root, "merge-base", sha.decode().strip(), "HEAD")
-    except ConfigError:
-        raise ConfigError(f"--diff: {ref!r} and HEAD have no common ancestor") from None
-    return common.decode().strip()
+        return git(root, "merge-base", commit, "HEAD").decode().strip()
+    except ConfigError:  # no shared history (shallow or unrelated): compare the trees
+        return commit
+
+
+def _missing(ref: str, root: Path) -> str:
+    """Why ``ref`` cannot be compared, and the command that fetches it."""
+    shallow = git(root, "rev-parse", "--is-shallow-repository").decode().strip() == "true"
+    where = "this shallow clone" if shallow else root
+    return (f"--diff: unknown git revision {ref!r} in {where}; fetch it first, e.g. "
+            f"`git fetch --depth=1 origin {ref}`")  # fmt: skip
 
 
 def changed_files(root: Path, commit: str) -> set[str]:
@@ -282,29 +310,125 @@ def _evaluate(tree: Path, targets: Sequence[str], ids: set[str], options: CheckO
     return report
 
 
-def _compare(report: DiffReport, before: Report, after: Report) -> None:
-    def key(f: Finding) -> tuple[str, str, str, str]:
-        return f.rule, f.job, f.file, f.fingerprint
+Key = tuple[str, str, str, str]
 
-    base_counted = Counter(key(f) for f in before.findings if f.suppression is None)
-    head_all = Counter(key(f) for f in after.findings)
+
+def _key(finding: Finding) -> Key:
+    return finding.rule, finding.job, finding.file, finding.fingerprint
+
+
+def _compare(report: DiffReport, before: Report, after: Report) -> None:
+    """Pair the head's findings with the base's by key (as multisets): new, unchanged,
+    worsened, newly suppressed; then the base's counted findings the head lost: fixed or
+    vanished (``_gone``)."""
+    counted = _by_key(f for f in before.findings if f.suppression is None)
+    suppressed = _by_key(f for f in before.findings if f.suppression is not None)
     for finding in after.findings:
-        if base_counted[key(finding)] > 0:
-            base_counted[key(finding)] -= 1
-            bucket = report.unchanged if finding.suppression is None else report.suppressed
-            bucket.append(finding)
-        elif finding.suppression is None:
-            report.new.append(finding)
-    for finding in before.findings:
-        if finding.suppression is None:
-            if head_all[key(finding)] > 0:
-                head_all[key(finding)] -= 1
-            else:
-                report.fixed.append(finding)
+        _pair(report, finding, counted, suppressed)
+    heads = {job.id: job for job in after.jobs}
+    bases = {job.id: job for job in before.jobs}
+    for finding in (f for queue in counted.values() for f in queue):
+        fixed = _fixed(finding, bases.get(finding.job), heads.get(finding.job))
+        (report.fixed if fixed else report.vanished).append(finding)
+    report.fixed.sort(key=sort_key)
+    report.vanished.sort(key=sort_key)
+    report.worsened.sort(key=lambda w: (-(w.usd_delta or 0.0), *sort_key(w)))
     report.errors = [DiffError(side="base", **e.model_dump()) for e in before.errors] + [
         DiffError(side="head", **e.model_dump()) for e in after.errors
     ]
     _jobs(report, before, after)
+
+
+def _by_key(findings: Iterable[Finding]) -> dict[Key, deque[Finding]]:
+    queues: dict[Key, deque[Finding]] = {}
+    for finding in findings:
+        queues.setdefault(_key(finding), deque()).append(finding)
+    return queues
+
+
+def _pair(
+    report: DiffReport,
+    finding: Finding,
+    counted: dict[Key, deque[Finding]],
+    suppressed: dict[Key, deque[Finding]],
+) -> None:
+    """One head finding into its bucket, using up the base finding it matches: a counted one
+    first, else (for a finding that counts now) one the base suppressed, which makes it new
+    unless it got worse (a baseline entry stops suppressing a worsened finding)."""
+    base = _take(counted, finding)
+    if finding.suppression is not None:
+        if base is not None:
+            report.suppressed.append(finding)
+        return
+    base = base or _take(suppressed, finding)
+    if base is not None and worsened(base, finding):
+        report.worsened.append(Worsened(**finding.model_dump(), waste_before=base.waste,
+                                        severity_before=base.severity))  # fmt: skip
+    elif base is not None and base.suppression is None:
+        report.unchanged.append(finding)
+    else:
+        report.new.append(finding)
+
+
+def _take(queues: dict[Key, deque[Finding]], finding: Finding) -> Finding | None:
+    queue = queues.get(_key(finding))
+    return queue.popleft() if queue else None
+
+
+def _fixed(finding: Finding, base: Job | None, head: Job | None) -> bool:
+    """Whether a base finding the head lost was fixed: its job is gone, or the fact it points
+    at (the pointer whose fingerprint it carries) differs at the head. A finding whose fact is
+    the same at both revisions vanished because some other fact turned its rule off (TL305
+    when only the GPU count changed): that is not a fix. A pointer that cannot be recovered
+    counts as fixed, as before."""
+    if base is None or head is None:
+        return True
+    pointer = _pointer(finding, base)
+    return pointer is None or _fact(base, pointer) != _fact(head, pointer)
+
+
+def _pointer(finding: Finding, job: Job) -> str | None:
+    """The JSON pointer the rule returned, found again by its fingerprint among the job's."""
+    for pointer in _pointers(job):
+        if fingerprint(finding.rule, pointer, finding.message) == finding.fingerprint:
+            return pointer
+    return None
+
+
+def _pointers(job: Job) -> list[str]:
+    """Every pointer into the job as Rego saw it, plus those its provenance and defaults
+    name, with their ancestors."""
+    found: set[str] = {""}
+    pending: list[tuple[str, object]] = [("", job.as_input())]
+    while pending:
+        here, value = pending.pop()
+        found.add(here)
+        children = (value.items() if isinstance(value, dict)
+                    else enumerate(value) if isinstance(value, list) else ())  # fmt: skip
+        pending += [(f"{here}/{_escape(str(k))}", v) for k, v in children]
+    for named in [*job.provenance, *job.defaults, *job.derived]:
+        parts = named.split("/")
+        found.update("/".join(parts[:n]) for n in range(1, len(parts) + 1))
+    return sorted(found)
+
+
+def _fact(job: Job, pointer: str) -> tuple[object, object]:
+    """The value at ``pointer`` and the framework default recorded for it."""
+    value: object = job.as_input()
+    for part in pointer.split("/")[1:]:
+        key = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(value, dict):
+            value = value.get(key)
+        elif isinstance(value, list) and key.isdigit() and int(key) < len(value):
+            value = value[int(key)]
+        else:
+            value = None
+    default = job.defaults.get(pointer)
+    return value, default.value if default else None
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
 
 
 def _jobs(report: DiffReport, before: Report, after: Report) -> None:
@@ -316,7 +440,8 @@ def _jobs(report: DiffReport, before: Report, after: Report) -> None:
         status: Status = "added" if job not in old else "removed" if job not in new else "modified"
         entry = JobDiff(job=job, status=status, before=old.get(job), after=new.get(job),
                         new=sum(f.job == job for f in report.new),
-                        fixed=sum(f.job == job for f in report.fixed))  # fmt: skip
+                        fixed=sum(f.job == job for f in report.fixed),
+                        worsened=sum(f.job == job for f in report.worsened))  # fmt: skip
         report.jobs.append(entry)
         sides = [c for c in (entry.before, entry.after) if c is not None]
         if all(c.usd is not None for c in sides):  # a job of unknown cost is left out of both

@@ -56,6 +56,31 @@ class Finding(BaseModel):
     suppression: Suppression | None = None
 
 
+WORSENED_RATIO = 1.10
+"""A finding whose waste grew by this factor or more (10%) got worse: diff mode lists it as
+worsened and a baseline entry recorded at the old waste stops suppressing it."""
+
+
+def waste_grew(before: Waste | None, after: Waste | None) -> bool:
+    """Whether ``after`` is at least ``WORSENED_RATIO`` times ``before``, in dollars when both
+    state dollars, else in GPU-hours; an unknown side never counts as growth, a waste that
+    appears where there was none does."""
+    if before is None or after is None:
+        return False
+    for old, new in ((before.usd, after.usd), (before.gpu_hours, after.gpu_hours)):
+        if old is not None and new is not None:
+            return new > old and new >= old * WORSENED_RATIO
+    return False
+
+
+def worsened(before: Finding, after: Finding) -> bool:
+    """The same finding (same key) at two revisions, and the later one worse: a higher
+    severity, or a waste grown by 10% or more (``waste_grew``)."""
+    if SEVERITY_RANK[after.severity] != SEVERITY_RANK[before.severity]:
+        return SEVERITY_RANK[after.severity] > SEVERITY_RANK[before.severity]
+    return waste_grew(before.waste, after.waste)
+
+
 def locate(job: Job, pointer: str) -> Location:
     """The location that set ``pointer`` or its nearest located ancestor or descendant."""
     probe = pointer

@@ -9,9 +9,10 @@ TL906).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -21,7 +22,8 @@ from trainlint import engine as engines
 from trainlint import suppress
 from trainlint.assemble import assemble
 from trainlint.config import Configs, RepoConfig, project_root, run_config
-from trainlint.conftest_compat import conftest_rule_ids
+from trainlint.conftest_compat import FileMode, FileModeOptions, conftest_rule_ids
+from trainlint.conftest_input import InputError
 from trainlint.discover import discover
 from trainlint.errors import ConfigError, PolicyError
 from trainlint.estimate import EstimateParams, RuleLimits, estimate
@@ -29,7 +31,7 @@ from trainlint.files import outcomes, unsupported_input
 from trainlint.findings import Finding, Severity, make_finding, selected, sort_key
 from trainlint.job import Job, Location, SourceFile
 from trainlint.measurement import attach_measurements
-from trainlint.packs import Pack, RuleMeta
+from trainlint.packs import Pack, RuleMeta, with_rego_v0
 from trainlint.packs.layering import Violation
 from trainlint.parallel import (
     Evaluation,
@@ -39,9 +41,10 @@ from trainlint.parallel import (
     worker_count,
 )
 from trainlint.policy import PlacedViolation, Policy, config_location, load_policy
-from trainlint.read import Workspace
+from trainlint.read import Workspace, display
 from trainlint.results import FileOutcome, Report, RunError
 from trainlint.sources.base import Document, Skipped
+from trainlint.sources.structured import KeyPath
 from trainlint.workdir import at_root, working_directory
 
 
@@ -78,6 +81,11 @@ class CheckOptions:
     namespaces: Sequence[str] = ()
     """Conftest-style namespaces whose deny/violation/warn rules run too."""
     all_namespaces: bool = False
+    rego_v0: bool = False
+    """Pack modules of no declared Rego version are Rego v0 (``--rego-v0``)."""
+    conftest: Path | None = None
+    """Conftest mode (``--conftest DIR``): this policy directory's namespaces run on every
+    YAML, JSON and TOML file, each document as conftest parses it (``conftest_compat.FileMode``)."""
     offline: bool = False
     """Remote packs from the cache only."""
     workers: int | None = None
@@ -109,6 +117,10 @@ class Selection:
 
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    pack_rules: frozenset[str] = frozenset()
+    """The configured packs' rule ids, run by default: with no ``select``, a pack's rules
+    run beside the builtin ones (listing a pack opts into them). They count as selected by
+    the least specific selector, so any ``ignore`` naming one (``ACME``) turns it off."""
 
     @classmethod
     def resolve(
@@ -117,15 +129,20 @@ class Selection:
         select: Sequence[str] | None = None,
         extend_select: Sequence[str] = (),
         ignore: Sequence[str] = (),
+        pack_rules: Collection[str] = (),
     ) -> Selection:
         """``select`` on the command line replaces the config's; the others add to it."""
         base = list(select) if select is not None else list(config.select or [])
         extra = [*config.extend_select, *extend_select]
         chosen = [*(base or (["TL"] if extra else [])), *extra]
-        return cls(tuple(chosen), (*config.ignore, *ignore))
+        defaults = frozenset() if base else frozenset(pack_rules)
+        return cls(tuple(chosen), (*config.ignore, *ignore), defaults)
 
     def runs(self, rule_id: str, slug: str) -> bool:
-        return selected(rule_id, slug, self.select, self.ignore)
+        if selected(rule_id, slug, self.select, self.ignore):
+            return True
+        ignored = any(selected(rule_id, slug, [code], []) for code in self.ignore)
+        return rule_id in self.pack_rules and not ignored
 
 
 Documents = dict[Path, Document | Skipped]
@@ -227,6 +244,8 @@ def check(paths: Sequence[Path], options: CheckOptions | None = None) -> Report:
     with working_directory(plan.root):  # where the report's paths are relative to
         plan = _nested_configs(plan, loaded.files)
         report = _evaluate(loaded, plan, options)
+        if plan.files is not None:
+            _check_files(report, loaded, plan.files)
         suppressions = _suppress(report, loaded.documents, plan, options)
         report.findings += _governance(report, plan, suppressions)
     report.findings.sort(key=sort_key)
@@ -244,7 +263,7 @@ class RunPlan:
     policy: Policy
     selectors: Selectors
     conftest_ids: tuple[str, ...]
-    known: suppress.Known
+    known: suppress.KnownRules
     violations: tuple[PlacedViolation, ...]
     """Attempts to loosen an org pack's locks in the pack layers and the repo configs (TL906)."""
     engine: engines.Engine
@@ -252,6 +271,8 @@ class RunPlan:
     baseline: Path | None
     root: Path
     """The project root (``config.project_root``): every path reported is relative to it."""
+    files: FileMode | None = None
+    """Conftest mode's policies, compiled once (``--conftest``)."""
 
     @property
     def config(self) -> RepoConfig:
@@ -269,7 +290,9 @@ class RunPlan:
     def selection_of(self, config: RepoConfig) -> Selection:
         """A config's selection under the command line's (``--select`` replaces each's)."""
         cli = self.selectors
-        return Selection.resolve(config, cli.select, cli.extend_select, cli.ignore)
+        return Selection.resolve(
+            config, cli.select, cli.extend_select, cli.ignore, self.policy.rule_packs
+        )
 
     def runs_in(self, rule: RuleMeta, file: str) -> bool:
         """``runs`` for a finding in ``file``: under the selection of that file's config."""
@@ -319,11 +342,18 @@ def _plan(paths: Sequence[Path], options: CheckOptions) -> RunPlan:
     if config is None:
         config = run_config(paths) if paths else RepoConfig()
     policy = load_policy(config, options.pack, offline=options.offline, required=options.packs)
+    if options.rego_v0:
+        policy = dataclasses.replace(policy, pack=with_rego_v0(policy.pack))
     selectors = Selectors(options.select, options.extend_select, options.ignore)
-    selection = Selection.resolve(config, options.select, options.extend_select, options.ignore)
+    selection = Selection.resolve(
+        config, options.select, options.extend_select, options.ignore, policy.rule_packs
+    )
     conftest = conftest_rule_ids(policy.pack, options.namespaces, options.all_namespaces)
+    files = _file_mode(options)
+    conftest += files.rule_ids if files is not None else ()
     known = _known(policy.pack, conftest)
-    _refuse_unknown([*selection.select, *selection.ignore, *_config_selectors(config)], known)
+    _refuse_unknown_in_config(config, known)
+    _refuse_unknown([*selection.select, *selection.ignore], known)
     violations = (*policy.violations, *_deselected_locks(config, policy))
     engine = engines.create_engine(options.engine_name, policy.pack, opa_url=options.opa_url)
     baseline = options.baseline or (config.root / config.baseline if config.baseline else None)
@@ -332,7 +362,7 @@ def _plan(paths: Sequence[Path], options: CheckOptions) -> RunPlan:
     root = options.root or (project_root(paths, config) if paths else Path.cwd())
     root = Path(os.path.abspath(root))
     return RunPlan(configs, policy, selectors, tuple(conftest), known, violations, engine,
-                   baseline, root)  # fmt: skip
+                   baseline, root, files)  # fmt: skip
 
 
 def _nested_configs(plan: RunPlan, files: Sequence[FileOutcome]) -> RunPlan:
@@ -341,13 +371,33 @@ def _nested_configs(plan: RunPlan, files: Sequence[FileOutcome]) -> RunPlan:
     added to the lock violations (TL906): an org pack's locks hold under every config."""
     for outcome in files:
         plan.configs.of(outcome.path)
-    nested = plan.configs.used()[1:]
     violations = list(plan.violations)
-    for config in nested:
-        _refuse_unknown([*plan.selection_of(config).select, *plan.selection_of(config).ignore,
-                         *_config_selectors(config)], plan.known)  # fmt: skip
+    for config in plan.configs.used()[1:]:
+        _refuse_unknown_in_config(config, plan.known)
         violations += _deselected_locks(config, plan.policy)
     return replace(plan, violations=tuple(violations))
+
+
+def _file_mode(options: CheckOptions) -> FileMode | None:
+    """Conftest mode's policy directory, compiled with the run's engine (``--conftest``)."""
+    if options.conftest is None:
+        return None
+    chosen = FileModeOptions(options.namespaces, options.all_namespaces, options.rego_v0)
+    return FileMode.load(options.conftest, _compiler(options), chosen)
+
+
+def _compiler(options: CheckOptions) -> Callable[[Pack], engines.Engine]:
+    return lambda pack: engines.create_engine(options.engine_name, pack, opa_url=options.opa_url)
+
+
+def _check_files(report: Report, loaded: Loaded, files: FileMode) -> None:
+    """Conftest mode: each file the run read that conftest would parse, as conftest reads it;
+    a file that does not parse is a run error, as it fails conftest."""
+    for path in sorted(path for path in loaded.documents if files.wants(path)):
+        try:
+            report.findings += files.findings(path)
+        except (InputError, PolicyError) as exc:
+            report.errors.append(RunError(job=display(path), message=f"conftest: {exc}"))
 
 
 def _evaluate(loaded: Loaded, plan: RunPlan, options: CheckOptions) -> Report:
@@ -418,17 +468,18 @@ def _names(rule: RuleMeta, code: str) -> bool:
     return selected(rule.id, rule.slug, [code], [])
 
 
-def _refuse_unknown(selectors: Sequence[str], known: suppress.Known) -> None:
-    """A selector matching no rule is a typo that would silently select nothing (ruff: error)."""
+def _refuse_unknown(selectors: Sequence[str], known: suppress.KnownRules) -> None:
+    """A selector matching no rule is a typo that would silently select nothing (ruff: error);
+    the closest rule id or slug is suggested."""
     for selector in selectors:
         if not known(selector):
             message = f"unknown rule selector {selector!r}: no rule id, prefix or slug matches"
-            raise ConfigError(message)
+            raise ConfigError(message + known.hint(selector))
 
 
 def _deselected_locks(config: RepoConfig, policy: Policy) -> list[PlacedViolation]:
     """The repo config's select/ignore/per-file-ignores that would turn a locked rule off."""
-    chosen = Selection.resolve(config)
+    chosen = Selection.resolve(config, pack_rules=policy.rule_packs)
     placed = []
     for rule in policy.pack.rules:
         lock = policy.locks.rule(rule.id)
@@ -442,13 +493,35 @@ def _deselected_locks(config: RepoConfig, policy: Policy) -> list[PlacedViolatio
     return placed
 
 
-def _config_selectors(config: RepoConfig) -> list[str]:
-    return [code for codes in config.per_file_ignores.values() for code in codes]
+def _refuse_unknown_in_config(config: RepoConfig, known: suppress.KnownRules) -> None:
+    """An unknown selector in the repo config, reported at its file, line and column."""
+    for entry, code in _config_selectors(config):
+        if not known(code):
+            where = config_location(config, entry, value=True)
+            key = ".".join(map(str, entry[:-1]))
+            raise ConfigError(
+                f"{where.file}:{where.line}:{where.column}: {key}: unknown rule selector "
+                f"{code!r}{known.hint(code)}"
+            )
 
 
-def _known(pack: Pack, conftest_ids: Sequence[str] = ()) -> suppress.Known:
+def _config_selectors(config: RepoConfig) -> Iterator[tuple[KeyPath, str]]:
+    """Every rule selector the repo config writes, with its key path (``("ignore", 2)``)."""
+    for key in ("select", "extend-select", "ignore"):
+        for index, code in enumerate(getattr(config, key.replace("-", "_")) or ()):
+            yield (key, index), code
+    for glob, codes in config.per_file_ignores.items():
+        for index, code in enumerate(codes):
+            yield ("per-file-ignores", glob, index), code
+
+
+def _known(pack: Pack, conftest_ids: Sequence[str] = ()) -> suppress.KnownRules:
     """Whether a selector names a rule: an id, prefix or slug, or a conftest rule id."""
-    return lambda code: code in conftest_ids or any(_names(rule, code) for rule in pack.rules)
+    names = (*(name for rule in pack.rules for name in (rule.id, rule.slug)), *conftest_ids)
+    return suppress.KnownRules(
+        lambda code: code in conftest_ids or any(_names(rule, code) for rule in pack.rules),
+        names,
+    )
 
 
 def _governance(
@@ -475,9 +548,25 @@ def _governance(
         if rule is None or not plan.runs(rule):
             continue
         findings += [
-            _placed(rule, rule.severity, raw, key, locations) for raw in results.get(package, [])
+            _placed(rule, _governance_severity(rule, raw, problems), raw, key, locations)
+            for raw in results.get(package, [])
         ]
     return findings
+
+
+def _governance_severity(
+    rule: RuleMeta, raw: dict[str, Any], problems: Sequence[suppress.Problem]
+) -> Severity:
+    """The rule's severity, but info for a baseline entry that matches no finding (TL905's
+    results point at ``/suppression_problems/<i>``): its finding was fixed or vanished, and a
+    fix must not block a commit."""
+    pointer = str(raw.get("pointer", ""))
+    if not pointer.startswith("/suppression_problems/"):
+        return rule.severity
+    index = int(pointer.rsplit("/", 1)[-1])
+    problem = problems[index] if index < len(problems) else None
+    stale = problem is not None and (problem.kind, problem.problem) == ("baseline", "unused")
+    return "info" if stale else rule.severity
 
 
 def _unsupported(

@@ -41,6 +41,10 @@ class Policy:
     pack: Pack
     locks: Locks = field(default_factory=Locks)
     violations: list[PlacedViolation] = field(default_factory=list)
+    rule_packs: dict[str, str] = field(default_factory=dict)
+    """The rules of the configured packs (``--pack``, ``TRAINLINT_PACKS``, the config's
+    ``packs``): rule id -> the name of the pack that declares it. Configuring a pack opts
+    into its rules: with no ``select`` they run beside the builtin ones (``Selection``)."""
 
 
 def load_policy(
@@ -60,7 +64,11 @@ def load_policy(
     merged, rejected = override_params(_params(pack), params, locks, "the repo config")
     placed = [PlacedViolation(v, _pack_location(config, v)) for v in layered]
     placed += [PlacedViolation(v, _param_location(config, pack, v)) for v in rejected]
-    return Policy(with_params(pack, merged), locks, placed)
+    return Policy(with_params(pack, merged), locks, placed, _rule_packs(packs[1:]))
+
+
+def _rule_packs(packs: Sequence[Pack]) -> dict[str, str]:
+    return {rule.id: pack.name for pack in packs for rule in pack.rules}
 
 
 def config_params(pack: Pack, config: RepoConfig) -> dict[str, dict[str, Any]]:

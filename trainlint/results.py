@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from trainlint.findings import Finding
+from trainlint.findings import Finding, Severity, Waste
 from trainlint.job import Job, Location
 from trainlint.packs import RuleMeta
 
@@ -57,6 +57,9 @@ class Report:
     """The effective ``data.trainlint.params``: rule options as the layers set them."""
     files: list[FileOutcome] = field(default_factory=list)
     """What became of every candidate file (``trainlint show --files``)."""
+    fail_on: Severity = "warning"
+    """``--fail-on``: the lowest severity that sets the exit code, so reports that gate (JUnit
+    failures) count the same findings as the exit code."""
     root: Path | None = None
     """The project root (absolute) every path in the report is relative to; None: unknown."""
 
@@ -92,6 +95,22 @@ class JobDiff(BaseModel):
     after: JobCost | None = None
     new: int = 0
     fixed: int = 0
+    worsened: int = 0
+
+
+class Worsened(Finding):
+    """A finding at the base and at the head (same rule, job, file and fingerprint) that got
+    worse: its waste grew by 10% or more, or its severity rose (``findings.worsened``)."""
+
+    waste_before: Waste | None = Field(description="The waste at the base")
+    severity_before: Severity
+
+    @property
+    def usd_delta(self) -> float | None:
+        """Dollars per run more than at the base (None: unknown on a side)."""
+        before = self.waste_before.usd if self.waste_before else None
+        after = self.waste.usd if self.waste else None
+        return None if before is None or after is None else after - before
 
 
 class DiffError(RunError):
@@ -104,12 +123,29 @@ class DiffReport(BaseModel):
     model_config = ConfigDict(extra="forbid", title="trainlint diff")
     version: Literal[1] = 1
     base: str = Field(description="The base ref as given")
-    base_commit: str = Field(description="Merge base of the ref and HEAD: what was compared")
+    base_commit: str = Field(
+        description="What was compared: the merge base of the ref and HEAD, or the ref itself "
+        "when they share no history (a shallow clone)"
+    )
     head: str = Field(default=WORKTREE, description="The working tree (uncommitted changes too)")
     changed_files: list[str] = Field(default_factory=list)
     jobs: list[JobDiff] = Field(default_factory=list)
     new: list[Finding] = Field(default_factory=list, description="Count at head, not at base")
-    fixed: list[Finding] = Field(default_factory=list, description="Counted at base, gone")
+    worsened: list[Worsened] = Field(
+        default_factory=list,
+        description="Counted at base and at head, and worse at head (waste +10% or more, or "
+        "a higher severity); most dollars more first",
+    )
+    fixed: list[Finding] = Field(
+        default_factory=list,
+        description="Counted at base, gone at head, and the fact each points at changed (or "
+        "its job is gone)",
+    )
+    vanished: list[Finding] = Field(
+        default_factory=list,
+        description="Counted at base, gone at head, though the fact each points at is the "
+        "same: another fact turned the rule off (a precondition changed), so not fixed",
+    )
     suppressed: list[Finding] = Field(
         default_factory=list, description="Counted at base, suppressed at head (newly waived)"
     )
@@ -119,9 +155,41 @@ class DiffReport(BaseModel):
     usd_after: float | None = None
     _head: Report | None = PrivateAttr(default=None)
 
-    def head_report_new_only(self) -> Report:
-        """The head's report with only the new findings, for any ``render(report)``."""
+    def head_report(self) -> Report:
+        """The head's report of the touched jobs, every finding (suppressed ones marked): what
+        code scanning should see of them (``check --diff --format sarif``)."""
+        return self._head or Report()
+
+    def head_report_counted(self) -> Report:
+        """The head's report with the findings that count in diff mode, for any
+        ``render(report)``: the new ones, and the worsened ones, whose message says by how much
+        (``worse_message``)."""
         head = self._head or Report()
         errors = [RunError(job=e.job, message=e.message) for e in self.errors if e.side == "head"]
-        return Report(findings=list(self.new), jobs=list(head.jobs), errors=errors,
+        worse = [Finding.model_validate(
+            {**w.model_dump(exclude={"waste_before", "severity_before"}),
+             "message": worse_message(w)}) for w in self.worsened]  # fmt: skip
+        return Report(findings=[*self.new, *worse], jobs=list(head.jobs), errors=errors,
                       rules=head.rules, params=head.params)  # fmt: skip
+
+
+def worse_message(finding: Worsened) -> str:
+    """The finding's message with what got worse: ``… (worse than the base: $46 → $466 per
+    run, +$420)`` or the severity it rose from."""
+    parts = []
+    if finding.severity_before != finding.severity:
+        parts.append(f"{finding.severity_before} → {finding.severity}")
+    before = finding.waste_before.usd if finding.waste_before else None
+    delta = finding.usd_delta
+    if before is not None and delta is not None:
+        parts.append(f"{dollars(before)} → {dollars(before + delta)} per run, "
+                     f"+{dollars(delta)}")  # fmt: skip
+    elif finding.waste_before and finding.waste_before.gpu_hours is not None and finding.waste:
+        hours = finding.waste.gpu_hours
+        parts.append(f"{finding.waste_before.gpu_hours:,.1f} → {hours or 0:,.1f} GPU-h per run")
+    return f"{finding.message} (worse than the base: {'; '.join(parts)})"
+
+
+def dollars(value: float) -> str:
+    """``$1,234`` from $10 on, ``$4.60`` below (the reports' way of writing money)."""
+    return f"${value:,.0f}" if abs(value) >= 10 else f"${value:,.2f}"

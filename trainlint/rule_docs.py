@@ -31,13 +31,17 @@ def rule_params(rule: RuleMeta, pack: Pack) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def render_rule(rule: RuleMeta, params: dict[str, Any], level: int = 1) -> str:
-    """One rule's page: a title line, then the sections ruff's rule docs have."""
+def render_rule(
+    rule: RuleMeta, params: dict[str, Any], level: int = 1, pack: str | None = None
+) -> str:
+    """One rule's page: a title line, then the sections ruff's rule docs have; ``pack``
+    names the configured pack that declares it (none for a builtin rule)."""
     head = "#" * level
     sub = "#" * (level + 1)
+    origin = f" · Pack: {pack}" if pack else ""
     parts = [
         f"{head} {rule.slug} ({rule.id})",
-        f"Severity: **{rule.severity}** · Category: {rule.category}",
+        f"Severity: **{rule.severity}** · Category: {rule.category}{origin}",
         f"{sub} What it does\n\n{rule.description}",
         f"{sub} Why is this bad?\n\n{rule.why or '(not documented)'}",
         f"{sub} Example\n\n{_snippet(rule.example)}",

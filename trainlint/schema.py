@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from trainlint.estimate_view import EstimateReport
 from trainlint.job import Job
 from trainlint.probe.result import Measurement
+from trainlint.report._statistics import StatisticsReport
 from trainlint.report.json_ import JsonReport
 from trainlint.resources import bundled
 from trainlint.results import DiffReport
@@ -25,6 +26,7 @@ SCHEMAS: dict[str, type[BaseModel]] = {
     "estimate.schema.json": EstimateReport,
     "diff.schema.json": DiffReport,
     "measurement.schema.json": Measurement,
+    "statistics.schema.json": StatisticsReport,
 }
 
 

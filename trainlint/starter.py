@@ -10,7 +10,8 @@ STARTER_TOML = """\
 # Inherit from a shared config; keys set here win.
 # extend = "../.trainlint.toml"
 
-# Rules to run: ids, prefixes or slugs (default: all). extend-select adds to the default.
+# Rules to run: ids, prefixes or slugs (default: every builtin rule and every rule of
+# every pack listed below). extend-select adds to the default.
 # select = ["TL1", "TL2", "TL4"]
 # extend-select = []
 ignore = []

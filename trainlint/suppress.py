@@ -19,7 +19,10 @@ line.
 - Config entries are located by key path (``RepoConfig.located``): a waiver at its ``reason``.
 - A waiver lapses on its ``expires`` date: from then on it suppresses nothing and is reported.
 - Baseline entries are keyed by rule, file, job and the finding's fingerprint (not its line),
-  so a moved line still matches; each entry absorbs one finding.
+  so a moved line still matches; each entry absorbs one finding. An entry records the
+  finding's waste: a finding 10% or more worse than recorded is no longer suppressed (the
+  baseline accepted the waste it saw). An entry that matches no finding is TL905 at info: its
+  finding was fixed, and a fix never blocks.
 """
 
 from __future__ import annotations
@@ -36,12 +39,13 @@ from typing import Any, NamedTuple
 from trainlint.config import Configs, RepoConfig, Waiver
 from trainlint.discover import resolved
 from trainlint.errors import ConfigError
-from trainlint.findings import Finding, Suppression, selected
+from trainlint.findings import Finding, Suppression, Waste, selected, waste_grew
 from trainlint.job import Location
 from trainlint.packs.layering import Locks, RuleLock, Violation
 from trainlint.policy import PlacedViolation, config_location
 from trainlint.read import display
 from trainlint.sources.base import Document, Line, Skipped
+from trainlint.suggest import did_you_mean
 from trainlint.writing import replace_file
 
 BASELINE_VERSION = 1
@@ -56,6 +60,27 @@ _WHO = {
 
 Known = Callable[[str], bool]
 """Whether a selector (id, prefix or slug) names at least one rule of the pack."""
+
+
+@dataclass(frozen=True)
+class KnownRules:
+    """A ``Known`` that also suggests: the rule names (ids, slugs) a misspelt code was
+    closest to, for "did you mean" (``TL2O1`` -> ``TL201``)."""
+
+    matches: Known
+    names: tuple[str, ...]
+
+    def __call__(self, code: str) -> bool:
+        return self.matches(code)
+
+    def hint(self, code: str) -> str:
+        return did_you_mean(code, self.names)
+
+
+def _hint(known: Known, code: str) -> str:
+    """The "did you mean" of ``known`` for ``code``, when it can suggest."""
+    return known.hint(code) if isinstance(known, KnownRules) else ""
+
 
 BaselineKey = tuple[str, str, str, str]
 
@@ -99,6 +124,12 @@ class BaselineEntry:
     job: str
     fingerprint: str
     line: int  # of the entry in the baseline file, for reporting it
+    waste: Waste | None = None  # when it was recorded; None in baselines written before
+
+    def outgrown_by(self, finding: Finding) -> bool:
+        """Whether ``finding`` got 10% or more worse than what was recorded (then the entry no
+        longer suppresses it: a baseline accepts the waste it saw, not any waste)."""
+        return waste_grew(self.waste, finding.waste)
 
     @property
     def key(self) -> BaselineKey:
@@ -219,7 +250,7 @@ class Suppressions:
         """Every suppression that covers ``finding``, in order: inline, per-file-ignores,
         waivers, then the baseline entry it absorbs (``entry``)."""
         return [*self._inline(finding), *self._per_file(finding), *self._waivers(finding),
-                *self._baseline(entry)]  # fmt: skip
+                *self._baseline(finding, entry)]  # fmt: skip
 
     def _inline(self, finding: Finding) -> list[Hit]:
         return [
@@ -259,8 +290,10 @@ class Suppressions:
                 and self.configs.of(finding.file) is config
                 and config.matches(waiver.path, finding.file))  # fmt: skip
 
-    def _baseline(self, entry: int | None) -> list[Hit]:
-        if entry is None or self.baseline_path is None:
+    def _baseline(self, finding: Finding, entry: int | None) -> list[Hit]:
+        """The entry ``finding`` absorbs, unless the finding outgrew it (the entry is still
+        used: it is not reported as matching nothing)."""
+        if entry is None or self.baseline_path is None or self.baseline[entry].outgrown_by(finding):
             return []
         shown, line = display(self.baseline_path), self.baseline[entry].line
         where = Location(file=shown, line=line, column=1)
@@ -320,7 +353,8 @@ def collect(  # noqa: PLR0913 - builds Suppressions, one argument per input
 def _malformed_waivers(config: RepoConfig, known: Known) -> list[Problem]:
     """The waivers of ``config`` that name no rule of the pack."""
     return [
-        Problem("waiver", "malformed", f"waiver names unknown rule {waiver.rule!r}",
+        Problem("waiver", "malformed",
+                f"waiver names unknown rule {waiver.rule!r}{_hint(known, waiver.rule)}",
                 waiver_location(config, index))
         for index, waiver in enumerate(config.waivers)
         if not known(waiver.rule)
@@ -357,7 +391,8 @@ def inline_ignores(
             continue
         unknown = [code for code in codes if not known(code)]
         if unknown:
-            detail = f"unknown rule {', '.join(map(repr, unknown))} in {comment!r}"
+            named = ", ".join(f"{code!r}{_hint(known, code)}" for code in unknown)
+            detail = f"unknown rule {named} in {comment!r}"
             problems.append(Problem("inline", "malformed", detail, where))
             continue
         reason = parsed.group("reason").strip() or None
@@ -392,19 +427,24 @@ def baseline_key(finding: Finding, folder: Path) -> BaselineKey:
 
 
 def write_baseline(findings: Sequence[Finding], path: Path) -> int:
-    """Record the findings that count now; returns how many were written. The file is
-    replaced atomically (``writing.replace_file``)."""
-    current = [f for f in findings if f.suppression is None]
-    entries = sorted(
-        {"rule": k[0], "file": k[1], "job": k[2], "fingerprint": k[3]}.items()
-        for k in (baseline_key(f, path.parent) for f in current)
+    """Record the findings that count now, each with its waste (so a finding that later gets
+    10% worse is no longer suppressed); returns how many were written. The file is replaced
+    atomically (``writing.replace_file``)."""
+    rows = sorted(
+        (_row(baseline_key(f, path.parent), f.waste) for f in findings if f.suppression is None),
+        key=lambda row: json.dumps(row, sort_keys=True),
     )
-    rows = [dict(entry) for entry in entries]
     lines = ",\n".join("    " + json.dumps(row, sort_keys=True) for row in rows)
     body = f'{{\n  "version": {BASELINE_VERSION},\n  "findings": [\n{lines}\n  ]\n}}\n'
     empty = f'{{"version": {BASELINE_VERSION}, "findings": []}}\n'
     replace_file(path, body if rows else empty)  # replaced whole: never read half-written
     return len(rows)
+
+
+def _row(key: BaselineKey, waste: Waste | None) -> dict[str, Any]:
+    row: dict[str, Any] = {"rule": key[0], "file": key[1], "job": key[2], "fingerprint": key[3]}
+    recorded = waste.model_dump(exclude_none=True) if waste else {}
+    return {**row, "waste": recorded} if recorded else row
 
 
 def read_baseline(path: Path) -> list[BaselineEntry]:
@@ -426,8 +466,19 @@ def read_baseline(path: Path) -> list[BaselineEntry]:
             raise ConfigError(f"{path}: baseline entry {row!r} needs rule, file, job, fingerprint")
         line = next((i for i, text in enumerate(lines, 1) if row["fingerprint"] in text), 1)
         entries.append(BaselineEntry(row["rule"], row["file"], row["job"], row["fingerprint"],
-                                     line))  # fmt: skip
+                                     line, _recorded_waste(path, row)))  # fmt: skip
     return entries
+
+
+def _recorded_waste(path: Path, row: dict[str, Any]) -> Waste | None:
+    """An entry's ``waste`` ({usd, gpu_hours}); absent in baselines written before it was kept."""
+    if "waste" not in row:
+        return None
+    try:
+        return Waste.model_validate(row["waste"])
+    except ValueError:
+        raise ConfigError(f"{path}: baseline entry {row!r}: waste must be "
+                          "{usd, gpu_hours} numbers") from None  # fmt: skip
 
 
 def problem_inputs(

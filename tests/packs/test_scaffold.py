@@ -14,7 +14,7 @@ from trainlint.errors import ConfigError
 from trainlint.lint import CheckOptions, check
 from trainlint.packs import Pack, load_pack
 from trainlint.packs.bundle import build
-from trainlint.packs.scaffold import init, rule_id
+from trainlint.packs.scaffold import init, next_rule_id, rule_id
 
 
 @pytest.fixture(scope="module")
@@ -116,3 +116,17 @@ def test_init_refuses_a_bad_name_or_a_used_directory(tmp_path: Path) -> None:
     (tmp_path / "used" / "file").write_text("")
     with pytest.raises(ConfigError, match="not an empty directory"):
         init("acme", tmp_path / "used")
+
+
+@pytest.mark.parametrize(
+    ("ids", "expected"),
+    [
+        (["ACME001"], "ACME002"),
+        (["ACME009", "ACME010", "ACME002"], "ACME011"),
+        (["ORG7", "ORG12"], "ORG13"),
+        ([], "ACME001"),
+        (["ORG-A"], "ACME001"),
+    ],
+)
+def test_next_rule_id_follows_the_packs_numbering(ids: list[str], expected: str) -> None:
+    assert next_rule_id(ids, "acme") == expected

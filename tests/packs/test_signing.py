@@ -130,6 +130,24 @@ def test_file_added_after_signing_is_refused(signed: Path, rsa_keys: tuple[bytes
         verify_bundle(signed, rsa_keys[1])
 
 
+def test_python_package_files_are_neither_signed_nor_checked(
+    signed: Path, rsa_keys: tuple[bytes, bytes]
+) -> None:
+    """Packaging a signed bundle for pip (``__init__.py``, ``py.typed``) keeps it verified;
+    a policy file added beside them is still refused."""
+    (signed / "__init__.py").write_text("from importlib.resources import files\n")
+    (signed / "py.typed").write_text("")
+    (signed / "trainlint" / "__init__.py").write_text("")
+    verify_bundle(signed, rsa_keys[1])
+    sign(signed, rsa_keys[0], "RS256")
+    token = json.loads((signed / ".signatures.json").read_text())["signatures"][0]
+    names = [f["name"] for f in jwt.decode(token, options={"verify_signature": False})["files"]]
+    assert not [name for name in names if name.endswith((".py", "py.typed"))]
+    (signed / "extra.rego").write_text("package trainlint.rules.extra\n")
+    with pytest.raises(PolicyError, match=re.escape("extra.rego is not in the bundle signature")):
+        verify_bundle(signed, rsa_keys[1])
+
+
 def test_file_removed_after_signing_is_refused(signed: Path, rsa_keys: tuple[bytes, bytes]) -> None:
     (signed / "sample_rule_test.rego").unlink()
     with pytest.raises(

@@ -20,6 +20,8 @@ from pydantic import ValidationError
 from tests.packs.test_fetch import BUNDLE_FILES, make_bundle, sha256
 from trainlint.errors import PolicyError
 from trainlint.packs.fetch import resolve
+from trainlint.packs.scaffold import init
+from trainlint.packs.signing import sign
 from trainlint.packs.sources import PackSource, entry_point_path
 
 _names = itertools.count()
@@ -185,6 +187,21 @@ def test_zipped_distribution_is_copied_to_the_cache(
     assert entry_point_path(name, cache_dir=tmp_path / "cache") == path  # copied once
 
 
+def pip_install(project: Path, package: str, entry: str, target: Path) -> None:
+    """``pip install --target`` of ``project`` (its folder ``package``), whose
+    ``trainlint.packs`` entry point ``acme-ml-pip`` is ``entry``: built by hatchling, as a
+    pack's own pyproject would build it."""
+    (project / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n'
+        f'[project]\nname = "{package.replace("_", "-")}"\nversion = "1.0"\n\n'
+        f'[project.entry-points."trainlint.packs"]\nacme-ml-pip = "{entry}"\n\n'
+        f'[tool.hatch.build.targets.wheel]\npackages = ["{package}"]\n'
+    )
+    command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps"]
+    command += ["--no-build-isolation", "--no-index", "--target", str(target), str(project)]
+    subprocess.run(command, check=True, capture_output=True)
+
+
 @pytest.mark.slow
 def test_pip_installed_pack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A real pip-installable pack: pyproject with the entry point, built and installed by pip."""
@@ -193,20 +210,9 @@ def test_pip_installed_pack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     for file, text in BUNDLE_FILES.items():
         (package / "bundle" / file).parent.mkdir(parents=True, exist_ok=True)
         (package / "bundle" / file).write_text(text)
-    (package / "__init__.py").write_text(
-        "from importlib.resources import files\n\n\ndef bundle():\n"
-        "    return files(__name__) / 'bundle'\n"
-    )
-    (project / "pyproject.toml").write_text(
-        '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n'
-        '[project]\nname = "acme-ml-pack-pip"\nversion = "1.0"\n\n'
-        '[project.entry-points."trainlint.packs"]\nacme-ml-pip = "acme_ml_pack_pip:bundle"\n\n'
-        '[tool.hatch.build.targets.wheel]\npackages = ["acme_ml_pack_pip"]\n'
-    )
+    (package / "__init__.py").write_text(FILES_BUNDLE)
     target = tmp_path / "site"
-    command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps"]
-    command += ["--no-build-isolation", "--no-index", "--target", str(target), str(project)]
-    subprocess.run(command, check=True, capture_output=True)
+    pip_install(project, "acme_ml_pack_pip", "acme_ml_pack_pip:bundle", target)
     monkeypatch.syspath_prepend(str(target))
     try:
         path = resolve_entry("acme-ml-pip", tmp_path)
@@ -214,3 +220,31 @@ def test_pip_installed_pack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         sys.modules.pop("acme_ml_pack_pip", None)
     assert path == target / "acme_ml_pack_pip" / "bundle"
     assert (path / ".manifest").read_text() == BUNDLE_FILES[".manifest"]
+
+
+@pytest.mark.slow
+def test_signed_pip_installed_pack_verifies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The documented release of a pip pack: ``pack init`` and ``pack sign`` the bundle, make
+    that folder the Python package (``__init__.py``), ``pip install`` it; a repository that
+    names it by entry point with the public key gets it verified."""
+    project = tmp_path / "acme-ml-pack"
+    package = project / "acme_ml_pack_signed"
+    init("acme", package)
+    secret = tmp_path / "secret"
+    secret.write_bytes(b"a shared secret of at least thirty-two bytes!")
+    sign(package, secret.read_bytes(), "HS256")
+    (package / "__init__.py").write_text(
+        '"""The acme trainlint pack: this folder is its bundle."""\n'
+    )
+    target = tmp_path / "site"
+    pip_install(project, "acme_ml_pack_signed", "acme_ml_pack_signed", target)
+    monkeypatch.syspath_prepend(str(target))
+    source = PackSource.model_validate({"entry-point": "acme-ml-pip", "public-key": str(secret)})
+    try:
+        path = resolve(source, tmp_path, cache_dir=tmp_path / "cache")
+    finally:
+        sys.modules.pop("acme_ml_pack_signed", None)
+    assert path == target / "acme_ml_pack_signed"
+    assert (path / "__init__.py").is_file() and (path / ".signatures.json").is_file()

@@ -195,3 +195,21 @@ def test_bad_data_json_names_the_file(tmp_path: Path) -> None:
 def test_missing_pack_directory(tmp_path: Path) -> None:
     with pytest.raises(PolicyError, match="policy pack not found"):
         load_pack(tmp_path / "nope")
+
+
+def test_every_metadata_problem_of_every_rule_is_reported_at_once(tmp_path: Path) -> None:
+    """A pack author fixes them all in one pass: each problem with its file and line."""
+    first = _pack_with(
+        tmp_path, GOOD_METADATA.replace("#   id: X001\n", "").replace("warning", "critical")
+    )
+    second = tmp_path / "other_rule.rego"
+    other = GOOD_METADATA.replace("sample-rule", "other-rule").replace("X001", "X002")
+    other = other.replace("# description: Something worth knowing.\n", "")
+    second.write_text(other + BODY.replace("sample_rule", "other_rule"))
+    with pytest.raises(PolicyError) as error:
+        load_pack(tmp_path)
+    message = str(error.value)
+    assert "3 METADATA problems" in message
+    assert f"{first}:4: METADATA custom.id is missing" in message  # at `custom:`, its parent
+    assert f"{first}:5: METADATA custom.severity 'critical' is not one of" in message
+    assert f"{second}:1: METADATA description is missing" in message  # at `# METADATA`

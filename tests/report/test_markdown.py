@@ -6,20 +6,62 @@ import re
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from tests.conftest import Golden
 from tests.report.canonical import canonical_report
+from tests.report.repo import job_repo_with_a_change, slurm_job
+from trainlint.cli import main
 from trainlint.findings import Finding, Waste
-from trainlint.report import renderer
-from trainlint.report.markdown import MARKER, render, render_comment
+from trainlint.report import _links, renderer
+from trainlint.report.markdown import ICONS, MARKER, render, render_comment
 from trainlint.results import DiffReport, JobCost, JobDiff
 
 
 def test_golden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, golden: Golden) -> None:
     text = render(canonical_report(tmp_path, monkeypatch))
-    assert "| ⚠️ | TL201 `checkpoint-too-frequent` |" in text
     assert "8\N{MULTIPLICATION SIGN} H100-SXM" in text and "1 suppressed" in text
     golden("report_markdown.md", text)
+
+
+def _entry_costs(text: str) -> list[float]:
+    """The $ per run of each finding entry, in the order the report lists them (0: none)."""
+    entries = [line for line in text.splitlines() if line.startswith("- ") and " · " in line]
+    costs = [re.search(r"~\$([\d,.]+) per run\*\*", entry) for entry in entries]
+    return [float(c.group(1).replace(",", "")) if c else 0.0 for c in costs]
+
+
+def test_findings_are_listed_most_costly_first_without_a_prose_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    report = canonical_report(tmp_path, monkeypatch)
+    text = render(report)
+    costs = _entry_costs(text)
+    assert len(costs) == sum(f.suppression is None for f in report.findings)
+    assert costs == sorted(costs, reverse=True) and costs[0] == 175
+    assert "| Finding |" not in text  # messages are not squeezed into table cells
+    entry = next(line for line in text.splitlines() if "~$175 per run" in line)
+    assert "[`checkpoint-too-frequent`](https://github.com/trainlint/trainlint/blob/main/" in entry
+    assert "(examples/llama3-sft/train.slurm#L20)" in entry  # relative outside a PR
+
+
+def test_equal_costs_are_ordered_by_severity() -> None:
+    from trainlint.results import Report
+
+    findings = [finding(1, "info", waste=None), finding(2, "error", waste=None),
+                finding(3, "warning", waste=None)]  # fmt: skip
+    text = render(Report(findings=findings))
+    entries = [line for line in text.splitlines() if line.startswith("- ") and " · " in line]
+    icons = [ICONS[s] for s in ("error", "warning", "info")]
+    assert [next(i for i in icons if e.startswith(f"- {i} ")) for e in entries] == icons
+
+
+def test_links_are_absolute_blob_urls_with_a_link_base() -> None:
+    from trainlint.results import Report
+
+    base = "https://github.com/acme/models/blob/0123abc/"
+    text = render(Report(findings=[finding(7)]), link_base=base)
+    assert f"]({base}jobs/job7/train.sh#L8)" in text
 
 
 def test_discovered_as_a_format() -> None:
@@ -104,3 +146,94 @@ def test_any_limit(limit: int) -> None:
     body = render_comment(synthetic(5000), limit=limit)
     assert len(body) <= limit
     well_formed(body)
+
+
+def _chart_diff(before: float, after: float) -> DiffReport:
+    return DiffReport(
+        base="origin/main", base_commit="0" * 40,
+        jobs=[JobDiff(job="jobs/train.sh", status="modified",
+                      before=JobCost(gpu="H100-SXM", gpus=8, usd=before),
+                      after=JobCost(gpu="H100-SXM", gpus=8, usd=after))],
+        usd_before=before, usd_after=after,
+    )  # fmt: skip
+
+
+def _bar_heights(body: str) -> tuple[list[float], float, float]:
+    """The bars and the y-axis range of the comment's mermaid chart."""
+    axis = re.search(r'y-axis "[^"]*" (\S+) --> (\S+)', body)
+    bars = re.search(r"bar \[([^\]]*)\]", body)
+    assert axis is not None and bars is not None, body
+    return [float(v) for v in bars.group(1).split(",")], float(axis[1]), float(axis[2])
+
+
+@pytest.mark.parametrize(("before", "after"), [(100.0, 164.0), (4.53, 3.25), (9000.0, 12000.0)])
+def test_chart_axis_starts_at_zero_so_bars_keep_their_ratio(before: float, after: float) -> None:
+    """A +64% change must look like +64%, not tenfold: the axis runs from 0 to at least the
+    tallest bar, so bar heights are proportional to the values."""
+    bars, low, high = _bar_heights(render_comment(_chart_diff(before, after)))
+    assert low == 0
+    assert max(bars) <= high < 2.5 * max(bars)
+    assert bars[1] / bars[0] == pytest.approx(after / before, rel=0.01)  # no rounding away
+
+
+CI_VARIABLES = ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_SHA", "CI_PROJECT_URL",
+                "CI_COMMIT_SHA", "GITHUB_ACTIONS")  # fmt: skip
+
+
+@pytest.fixture
+def no_ci(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    for name in (*CI_VARIABLES, "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+def test_blob_base_from_the_ci_variables() -> None:
+    github = {"GITHUB_SERVER_URL": "https://ghe.acme.example", "GITHUB_REPOSITORY": "ml/models",
+              "GITHUB_SHA": "abc123"}  # fmt: skip
+    assert _links.blob_base(github) == "https://ghe.acme.example/ml/models/blob/abc123/"
+    gitlab = {"CI_PROJECT_URL": "https://gitlab.com/grp/proj", "CI_COMMIT_SHA": "def456"}
+    assert _links.blob_base(gitlab) == "https://gitlab.com/grp/proj/-/blob/def456/"
+    assert _links.blob_base({"GITHUB_REPOSITORY": "ml/models"}) is None
+
+
+@pytest.mark.parametrize(
+    ("remote", "expected"),
+    [
+        ("git@github.com:acme/models.git", "https://github.com/acme/models/blob/S/"),
+        ("https://x-access-token:t0k@github.com/acme/models", "https://github.com/acme/models/blob/S/"),
+        ("ssh://git@gitlab.acme.example:2222/ml/sub/proj.git",
+         "https://gitlab.acme.example/ml/sub/proj/-/blob/S/"),
+        ("https://bitbucket.org/acme/models.git", None),
+        ("/srv/git/models.git", None),
+    ],
+)  # fmt: skip
+def test_blob_base_from_a_remote(remote: str, expected: str | None) -> None:
+    assert _links.blob_base_from_remote(remote, "S") == expected
+
+
+def test_cli_markdown_links_are_absolute_in_ci_and_relative_elsewhere(
+    tmp_path: Path, no_ci: pytest.MonkeyPatch
+) -> None:
+    slurm_job(tmp_path)
+    no_ci.chdir(tmp_path)
+    runner = CliRunner()
+    local = runner.invoke(main, ["check", ".", "--format", "markdown"]).output
+    assert "](train.slurm#L" in local
+    no_ci.setenv("GITHUB_SERVER_URL", "https://github.com")
+    no_ci.setenv("GITHUB_REPOSITORY", "acme/models")
+    no_ci.setenv("GITHUB_SHA", "abc123")
+    in_ci = runner.invoke(main, ["check", ".", "--format", "markdown"]).output
+    assert "](https://github.com/acme/models/blob/abc123/train.slurm#L" in in_ci
+
+
+def test_cli_diff_markdown_links_point_at_the_head_commit_on_the_host(
+    tmp_path: Path, no_ci: pytest.MonkeyPatch
+) -> None:
+    """In diff mode the markdown is a PR comment: relative links there 404, so they go to the
+    origin remote's blob view of HEAD even outside CI."""
+    head = job_repo_with_a_change(tmp_path, remote="git@github.com:acme/models.git")
+    no_ci.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["check", "--diff", "base", "--format", "markdown"])
+    assert f"](https://github.com/acme/models/blob/{head}/train.slurm#L" in result.output, (
+        result.output
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +14,11 @@ from click.testing import CliRunner
 import trainlint
 from tests.conftest import REPO
 from tests.report.canonical import builtin_rule, canonical_report, finding
+from tests.report.github_sarif import github_problems
 from trainlint.cli import main
 from trainlint.findings import Finding, Suppression, Waste
-from trainlint.packs import RuleMeta
-from trainlint.report import renderer, sarif
+from trainlint.packs import RuleMeta, load_builtin_pack
+from trainlint.report import _links, renderer, sarif
 from trainlint.results import Report, RunError
 
 SCHEMA = REPO.parent / "shared" / "schemas" / "sarif-schema-2.1.0.json"
@@ -47,45 +49,6 @@ def _refs(node: Any) -> list[str]:
     if isinstance(node, list):
         return [ref for value in node for ref in _refs(value)]
     return []
-
-
-def github_problems(log: dict[str, Any]) -> list[str]:
-    """What GitHub's "SARIF support for code scanning" page requires (no empty strings)."""
-    problems = []
-
-    def need(value: Any, what: str, limit: int | None = None) -> None:
-        if not isinstance(value, (str, int)) or value == "":
-            problems.append(f"missing {what}")
-        elif limit is not None and isinstance(value, str) and len(value) > limit:
-            problems.append(f"{what} longer than {limit}")
-
-    need(log.get("$schema"), "$schema")
-    if log.get("version") != "2.1.0":
-        problems.append("version is not 2.1.0")
-    for run in log["runs"]:
-        driver = run["tool"]["driver"]
-        need(driver.get("name"), "driver.name")
-        rules = driver["rules"]
-        for rule in rules:
-            need(rule.get("id"), "rule.id")
-            need(rule.get("name"), f"{rule.get('id')}.name", 255)
-            need(rule["shortDescription"].get("text"), f"{rule['id']}.shortDescription", 1024)
-            need(rule["fullDescription"].get("text"), f"{rule['id']}.fullDescription", 1024)
-            need(rule["help"].get("text"), f"{rule['id']}.help.text")
-            if rule["defaultConfiguration"]["level"] not in ("note", "warning", "error"):
-                problems.append(f"{rule['id']}: bad default level")
-        for result in run["results"]:
-            need(result["message"].get("text"), "result.message.text")
-            if not 1 <= len(result["locations"]) <= 10:
-                problems.append("a result needs 1 to 10 locations")
-            physical = result["locations"][0]["physicalLocation"]
-            need(physical["artifactLocation"].get("uri"), "artifactLocation.uri")
-            need(physical["region"].get("startLine"), "region.startLine")
-            if not result.get("partialFingerprints"):
-                problems.append("missing partialFingerprints")
-            if rules[result["ruleIndex"]]["id"] != result["ruleId"]:
-                problems.append(f"ruleIndex of {result['ruleId']} points elsewhere")
-    return problems
 
 
 def render(report: Report) -> dict[str, Any]:
@@ -137,7 +100,7 @@ def test_rule_descriptor_comes_from_the_rule_metadata_and_docs() -> None:
     assert descriptor["defaultConfiguration"] == {"level": "warning"}
     assert descriptor["properties"]["tags"] == [rule.category]
     assert "security-severity" not in descriptor["properties"]  # cost rules are not security
-    assert "helpUri" not in descriptor
+    assert descriptor["helpUri"] == f"{_links.RULES_DOCS}#checkpoint-too-frequent-tl201"
 
 
 def test_result_fields(validator: jsonschema.protocols.Validator) -> None:
@@ -267,6 +230,83 @@ def test_format_is_registered_and_offered_by_the_cli() -> None:
     assert renderer("sarif") is sarif.render
     result = CliRunner().invoke(main, ["check", "--help"])
     assert "sarif" in result.output
+
+
+RULES_MD = REPO / "docs" / "rules.md"
+
+
+def _github_anchor(heading: str) -> str:
+    """The id GitHub gives a Markdown heading: lower case, punctuation dropped, spaces → -."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def _builtin_descriptors() -> list[dict[str, Any]]:
+    rules = load_builtin_pack().rules
+    descriptors: list[dict[str, Any]] = render(Report(rules=rules))["runs"][0]["tool"]["driver"][
+        "rules"
+    ]
+    return descriptors
+
+
+def test_every_builtin_rule_links_to_its_section_of_the_rules_docs() -> None:
+    anchors = {
+        _github_anchor(line.lstrip("#"))
+        for line in RULES_MD.read_text().splitlines()
+        if line.startswith("## ")
+    }
+    for descriptor in _builtin_descriptors():
+        base, _, anchor = descriptor["helpUri"].partition("#")
+        assert base == _links.RULES_DOCS
+        assert anchor in anchors, descriptor["id"]
+
+
+def test_short_description_is_a_one_sentence_title() -> None:
+    """GitHub shows shortDescription as the rule's title: one sentence, short enough to read
+    as one (TL403's and TL907's first sentences alone ran to 390 characters)."""
+    for descriptor in _builtin_descriptors():
+        text = descriptor["shortDescription"]["text"]
+        assert len(text) <= sarif.TITLE_LIMIT, descriptor["id"]
+        assert text.endswith((".", "…")), descriptor["id"]
+        assert not re.search(r"[.!?] [A-Z]", text), descriptor["id"]  # one sentence
+        assert text != descriptor["fullDescription"]["text"] or len(text) < 100
+
+
+def test_title_cuts_a_long_sentence_to_its_main_clause() -> None:
+    long = "Fires on a job (a.b unknown) whose x is set: " + "one, " * 60 + "end. Then more."
+    assert sarif.title(long) == "Fires on a job (a.b unknown) whose x is set."
+    assert sarif.title("Short one, e.g. this. Second.") == "Short one, e.g. this."
+
+
+def test_pack_rules_link_to_their_first_related_resource() -> None:
+    base = vars(_rule("TL201"))
+    linked = RuleMeta(
+        **{
+            **base,
+            "id": "ACME101",
+            "package": "acme.rules.x",
+            "references": ("https://wiki.acme.example/gpu", "https://b.example"),
+        }
+    )
+    bare = RuleMeta(**{**base, "id": "ACME102", "package": "acme.rules.y", "references": ()})
+    log = render(Report(rules=(linked, bare)))
+    by_id = {rule["id"]: rule for rule in log["runs"][0]["tool"]["driver"]["rules"]}
+    assert by_id["ACME101"]["helpUri"] == "https://wiki.acme.example/gpu"
+    assert "helpUri" not in by_id["ACME102"]
+    assert github_problems(log) == []
+
+
+def test_the_github_checker_finds_what_github_rejects() -> None:
+    """The checker can fail: each planted fault is reported."""
+    log = render(Report(findings=[_finding()], rules=(_rule("TL201"),)))
+    result = log["runs"][0]["results"][0]
+    physical = result["locations"][0]["physicalLocation"]
+    physical["region"]["startLine"] = -1  # KICS's bug, which GitHub rejects
+    physical["artifactLocation"]["uri"] = "/abs/jobs/train.yaml"
+    del result["partialFingerprints"]
+    log["runs"][0]["tool"]["driver"]["rules"][0]["shortDescription"]["text"] = "x" * 1025
+    problems = " | ".join(github_problems(log))
+    for expected in ("startLine", "not relative", "partialFingerprints", "longer than 1024"):
+        assert expected in problems
 
 
 def _rule(rule_id: str) -> RuleMeta:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import IO, TYPE_CHECKING, cast
 
 import click
 
@@ -40,8 +40,9 @@ def run_check(paths: Sequence[Path], options: CheckOptions) -> Report:
     return lint_check(paths, options)
 
 
-def text_console() -> Console:
-    """A console that colours the text format on a terminal; files and pipes get plain text."""
+def text_console(file: IO[str] | None = None, *, force_terminal: bool | None = None) -> Console:
+    """A console that colours the text format on a terminal; files and pipes get plain text.
+    (``file`` and ``force_terminal`` as rich's: stdout, and a terminal when it is one.)"""
     from rich.console import Console
     from rich.highlighter import RegexHighlighter
     from rich.theme import Theme
@@ -59,7 +60,15 @@ def text_console() -> Console:
         "tl.location": "bold", "tl.rule": "bold magenta", "tl.error": "bold red",
         "tl.warning": "yellow", "tl.info": "cyan", "tl.cost": "green",
     })  # fmt: skip
-    return Console(highlighter=FindingHighlighter(), theme=theme)
+    return Console(
+        file=file, force_terminal=force_terminal, highlighter=FindingHighlighter(), theme=theme
+    )
+
+
+def print_text(console: Console, text: str) -> None:
+    """Print a rendered report on a terminal: coloured by the highlighter, never read as rich
+    markup, which would swallow ``[warning]`` and any bracketed file name or message."""
+    console.print(text, end="", soft_wrap=True, markup=False)
 
 
 @main.command()
@@ -75,6 +84,14 @@ def text_console() -> Console:
     "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here."
 )
 @click.option(
+    "--output-format",
+    "also",
+    multiple=True,
+    metavar="FORMAT=FILE",
+    help="Also write the report in FORMAT to FILE, rendered from the same evaluation "
+    "(one check feeds annotations, SARIF and the PR comment); repeatable.",
+)
+@click.option(
     "--config",
     "config_file",
     type=click.Path(path_type=Path),
@@ -87,6 +104,18 @@ def text_console() -> Console:
     default=None,
     help="Exit 1 when a finding that counts has at least this severity.  [default: the "
     "config's fail-on, else warning]",
+)
+@click.option(
+    "--exit-zero",
+    is_flag=True,
+    help="Exit 0 even when findings reach --fail-on (as ruff's); a usage, config or policy "
+    "error still exits 2.",
+)
+@click.option(
+    "--statistics",
+    is_flag=True,
+    help="Show each rule's count of findings and their cost per run, most findings first, "
+    "instead of the findings (--format text or json).",
 )
 @click.option(
     "--select",
@@ -132,6 +161,21 @@ def text_console() -> Console:
     help="Run the deny/violation/warn rules of every package in the pack.",
 )
 @click.option(
+    "--conftest",
+    "conftest_dir",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    metavar="POLICY_DIR",
+    help="Conftest mode: run this conftest policy directory's deny/violation/warn rules "
+    "(package main, or --namespace) on every YAML, JSON and TOML file, each document as "
+    "conftest parses it (input.kind, input.spec...), beside the job rules.",
+)
+@click.option(
+    "--rego-v0",
+    is_flag=True,
+    help="Read pack modules whose .manifest declares no rego_version as Rego v0 "
+    "(deny[msg] {...}), as conftest --rego-version v0 does.",
+)
+@click.option(
     "--baseline",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
     help="Findings recorded in this baseline file do not count.",
@@ -151,8 +195,8 @@ def text_console() -> Console:
     "diff_base",
     metavar="BASE_REF",
     help="Check only the jobs touched since the merge base of BASE_REF and HEAD (working "
-    "tree included), at both revisions; report new and fixed findings and the cost change. "
-    "Only new findings count for the exit code.",
+    "tree included), at both revisions; report new, worsened and fixed findings and the cost "
+    "change. Only new and worsened findings count for the exit code.",
 )
 @click.option(
     "--jobs",
@@ -190,7 +234,10 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     paths: tuple[Path, ...],
     fmt: str | None,
     output: Path | None,
+    also: tuple[str, ...],
     fail_on: str | None,
+    exit_zero: bool,
+    statistics: bool,
     select: tuple[str, ...],
     extend_select: tuple[str, ...],
     ignore: tuple[str, ...],
@@ -207,6 +254,8 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     packs: tuple[str, ...] = (),
     approved_by: str | None = None,
     config_file: Path | None = None,
+    rego_v0: bool = False,
+    conftest_dir: Path | None = None,
 ) -> None:
     """Check the training jobs under PATHS (default: the current directory). A click command
     takes each option as a parameter; the check's own go into one ``CheckOptions``."""
@@ -214,28 +263,48 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     from trainlint.lint import CheckOptions
 
     _check_engine(engine_name, opa_url)
+    out = Destination(fmt or _default_format(statistics), output, _extra_outputs(also),
+                      statistics=statistics)  # fmt: skip
+    _check_statistics(out, diff_base, write_baseline)
     targets = list(paths) or [Path(".")]
     config = load_config(config_file) if config_file is not None else run_config(targets)
     threshold = cast("Severity", fail_on or config.fail_on or "warning")
-    out = Destination(fmt or _default_format(), output)
     options = CheckOptions(
         engine_name=engine_name, opa_url=opa_url, select=split_values(select) or None,
         extend_select=split_values(extend_select), ignore=split_values(ignore),
         baseline=baseline, namespaces=split_values(namespaces), all_namespaces=all_namespaces,
         offline=offline, workers=workers, strict=strict, packs=_pack_values(packs),
-        approved_by=_names(approved_by), one_config=config_file is not None,
+        approved_by=_names(approved_by), rego_v0=rego_v0, one_config=config_file is not None,
+        conftest=conftest_dir.resolve() if conftest_dir else None,  # same policies in --diff
     )  # fmt: skip
     if diff_base is not None:
         if write_baseline is not None or config_file is not None:
             flag = "--write-baseline" if write_baseline is not None else "--config"
             raise ConfigError(f"{flag} cannot be combined with --diff (each revision is "
                               "checked under its own configs)")  # fmt: skip
-        sys.exit(check_diff(targets, diff_base, options, out, threshold))
+        sys.exit(_exit_code(check_diff(targets, diff_base, options, out, threshold), exit_zero))
     own = [p for p in (output, write_baseline, baseline) if p is not None]
+    own += [path for _, path in out.also]
     report = run_check(targets, replace(options, config=config, exclude=own))
     if write_baseline is not None:
         sys.exit(_write_baseline(report, write_baseline))
-    sys.exit(_report(report, out, threshold))
+    sys.exit(_exit_code(_report(report, out, threshold), exit_zero))
+
+
+def _exit_code(code: int, exit_zero: bool) -> int:
+    """``--exit-zero``: findings never fail the run (ruff's); errors still exit 2."""
+    return EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code
+
+
+def _check_statistics(out: Destination, diff_base: str | None, baseline: Path | None) -> None:
+    """``--statistics`` tallies one check's findings as text or JSON, as ruff's does."""
+    if not out.statistics:
+        return
+    if out.fmt not in STATISTICS_FORMATS:
+        raise ConfigError(f"--statistics is shown as text or json, not {out.fmt}")
+    if diff_base is not None or baseline is not None:
+        option = "--diff" if diff_base is not None else "--write-baseline"
+        raise ConfigError(f"--statistics cannot be combined with {option}")
 
 
 def _check_engine(engine_name: str, opa_url: str | None) -> None:
@@ -251,8 +320,13 @@ def _check_engine(engine_name: str, opa_url: str | None) -> None:
         check_url(opa_url)
 
 
-def _default_format() -> str:
-    return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+def _default_format(statistics: bool = False) -> str:
+    """github annotations in GitHub Actions, else text; statistics are text everywhere."""
+    in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
+    return "github" if in_actions and not statistics else "text"
+
+
+STATISTICS_FORMATS = ("text", "json")
 
 
 @dataclass(frozen=True)
@@ -261,14 +335,46 @@ class Destination:
 
     fmt: str
     output: Path | None
+    also: tuple[tuple[str, Path], ...] = ()
+    """``--output-format FORMAT=FILE``: more renderings of the same evaluation."""
+    statistics: bool = False
+    """``--statistics``: each rule's count and cost instead of the findings."""
 
-    def emit(self, text: str) -> None:
+    def render(self, report: Report) -> str:
+        if self.statistics:
+            from trainlint.report import _statistics
+
+            tally = _statistics.render_json if self.fmt == "json" else _statistics.render_text
+            return tally(report)
+        if self.fmt == "markdown":
+            from trainlint.report import markdown
+
+            return markdown.render(report, link_base=link_base(diff_mode=False))
+        return renderer(self.fmt)(report)
+
+    def emit(self, text: str, render: Callable[[str], str] | None = None) -> None:
+        """Write ``text`` (the main format), then each ``also`` rendering (``render(fmt)``)."""
+        if render is not None:
+            for fmt, path in self.also:
+                write_report(path, render(fmt))
         if self.output is not None:
             write_report(self.output, text)
         elif self.fmt == "text" and sys.stdout.isatty():
-            text_console().print(text, end="", soft_wrap=True)
+            print_text(text_console(), text)
         else:
             click.echo(text, nl=False)
+
+
+def _extra_outputs(values: Sequence[str]) -> tuple[tuple[str, Path], ...]:
+    """``FORMAT=FILE`` pairs, each format one of ``--format``'s."""
+    pairs = []
+    for value in values:
+        fmt, sep, file = value.partition("=")
+        if not sep or not file or fmt not in report_names():
+            raise ConfigError(f"--output-format {value!r}: expected FORMAT=FILE with FORMAT "
+                              f"one of {', '.join(report_names())}")  # fmt: skip
+        pairs.append((fmt, Path(file)))
+    return tuple(pairs)
 
 
 def _report(report: Report, out: Destination, threshold: Severity) -> int:
@@ -276,10 +382,11 @@ def _report(report: Report, out: Destination, threshold: Severity) -> int:
     ``threshold``."""
     from trainlint.findings import at_or_above
 
-    text = renderer(out.fmt)(report)
+    judged = replace(report, fail_on=threshold)
+    text = out.render(judged)
     if out.fmt == "github":
         append_step_summary(report)
-    out.emit(text)
+    out.emit(text, lambda fmt: Destination(fmt, None).render(judged))
     if report.errors:
         return EXIT_ERROR
     counted = [f for f in report.findings if f.suppression is None]
@@ -310,34 +417,59 @@ def _names(approved_by: str | None) -> list[str] | None:
 def check_diff(
     targets: list[Path], base: str, options: CheckOptions, out: Destination, threshold: Severity
 ) -> int:
-    """``check --diff``: the diff rendered (``render_diff``); only new findings count."""
+    """``check --diff``: the diff rendered (``render_diff``); new and worsened findings count."""
     from trainlint.diff import diff_check
     from trainlint.findings import at_or_above
 
     diff = diff_check(targets, base, options)
-    rendered = render_diff(diff, out.fmt)
+    rendered = render_diff(diff, out.fmt, threshold)
     if out.fmt == "github":
-        append_step_summary(diff.head_report_new_only())
-    out.emit(rendered)
+        append_step_summary(diff.head_report_counted())
+    out.emit(rendered, lambda fmt: render_diff(diff, fmt, threshold))
     if diff.errors:
         return EXIT_ERROR
-    return EXIT_FINDINGS if at_or_above(diff.new, threshold) else EXIT_CLEAN
+    return EXIT_FINDINGS if at_or_above([*diff.new, *diff.worsened], threshold) else EXIT_CLEAN
 
 
-def render_diff(diff: DiffReport, fmt: str) -> str:
-    """text = the new findings and a summary, json = the DiffReport, markdown = the PR comment;
-    any other format renders the head's new findings only."""
+def render_diff(diff: DiffReport, fmt: str, threshold: Severity = "warning") -> str:
+    """text = the new and worsened findings and a summary, json = the DiffReport, markdown =
+    the PR comment, sarif = every finding of the touched jobs at the head; any other format
+    renders the head's new and worsened findings (``threshold``: ``--fail-on``)."""
     from trainlint.report import markdown, text
 
     if fmt == "json":
         return diff.model_dump_json(indent=2) + "\n"
     if fmt == "markdown":
-        return markdown.render_comment(diff)
+        return markdown.render_comment(diff, link_base=link_base(diff_mode=True))
+    if fmt == "sarif":  # every finding of the touched jobs, so code scanning keeps their alerts
+        return renderer(fmt)(replace(diff.head_report(), fail_on=threshold))
     if fmt == "text":
-        lines = [text.format_finding(f) for f in diff.new]
+        report = diff.head_report_counted()
+        lines = [text.format_finding(f) for f in report.findings]
         lines += [f"error: {e.side}: {e.job}: {e.message}" for e in diff.errors]
         return "\n".join([*lines, markdown.diff_line(diff)]) + "\n"
-    return renderer(fmt)(diff.head_report_new_only())
+    return renderer(fmt)(replace(diff.head_report_counted(), fail_on=threshold))
+
+
+def link_base(*, diff_mode: bool) -> str | None:
+    """Where markdown's file links point: the host's blob view of the commit when the report
+    is read in a pull request (the CI's variables set, or diff mode: the ``origin`` remote at
+    HEAD), else None (links relative to the repository root)."""
+    from trainlint.report._links import blob_base, blob_base_from_remote
+
+    base = blob_base(os.environ)
+    if base is not None or not diff_mode:
+        return base
+    remote, head = _git_output("remote", "get-url", "origin"), _git_output("rev-parse", "HEAD")
+    return blob_base_from_remote(remote, head) if remote and head else None
+
+
+def _git_output(*args: str) -> str:
+    """``git ARGS``'s output in the working directory, "" when git fails."""
+    import subprocess
+
+    done = subprocess.run(["git", *args], capture_output=True, text=True, check=False)
+    return done.stdout.strip() if done.returncode == 0 else ""
 
 
 def write_report(output: Path, text: str) -> None:

@@ -5,11 +5,18 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from trainlint.cli.base import handle_errors, main
 from trainlint.errors import ConfigError
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from trainlint.job import Job
+    from trainlint.policy import Policy
 
 
 @main.command()
@@ -57,7 +64,6 @@ def estimate(paths: tuple[Path, ...], fmt: str) -> None:
 
     from trainlint.estimate_view import document as estimate_document
     from trainlint.estimate_view import render_text as render_estimates
-    from trainlint.estimate_view import view as estimate_view
     from trainlint.lint import load_jobs
 
     jobs = load_jobs(list(paths) or [Path(".")])
@@ -65,24 +71,37 @@ def estimate(paths: tuple[Path, ...], fmt: str) -> None:
         click.echo(json.dumps(estimate_document(jobs), indent=2))
     elif sys.stdout.isatty() and jobs:
         from rich.console import Console
-        from rich.table import Table
 
         console = Console()
-        for job in jobs:
-            shown = estimate_view(job)
-            table = Table(title=shown.id, title_justify="left", show_header=True)
-            for column in ("section", "estimate", "value", "source"):
-                table.add_column(column, justify="right" if column == "value" else "left")
-            section = None
-            for row in shown.rows:
-                heading = row.section if row.section != section else ""
-                table.add_row(heading, row.label, row.value, row.source)
-                section = row.section
-            for name, how in shown.unknown:
-                table.add_row("Unknown input", name, "", how, style="yellow")
+        for table in estimate_tables(jobs):
             console.print(table)
     else:
         click.echo(render_estimates(jobs), nl=False)
+
+
+def estimate_tables(jobs: list[Job]) -> list[Table]:
+    """One table per job for a terminal. Job ids, labels and sources are text, never rich
+    markup: escaped, so ``runs/[exp-1]/train.yaml`` keeps its brackets."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from trainlint.estimate_view import view as estimate_view
+
+    tables = []
+    for job in jobs:
+        shown = estimate_view(job)
+        table = Table(title=escape(shown.id), title_justify="left", show_header=True)
+        for column in ("section", "estimate", "value", "source"):
+            table.add_column(column, justify="right" if column == "value" else "left")
+        section = None
+        for row in shown.rows:
+            heading = row.section if row.section != section else ""
+            table.add_row(*map(escape, (heading, row.label, row.value, row.source)))
+            section = row.section
+        for name, how in shown.unknown:
+            table.add_row("Unknown input", escape(name), "", escape(how), style="yellow")
+        tables.append(table)
+    return tables
 
 
 @main.command()
@@ -90,16 +109,19 @@ def estimate(paths: tuple[Path, ...], fmt: str) -> None:
 @handle_errors
 def rule(key: str) -> None:
     """Explain one rule (id or slug): what it does, why, an example, the fix, its options."""
-    from trainlint.config import find_config
-    from trainlint.policy import load_policy
     from trainlint.rule_docs import render_rule, rule_params
 
-    config = find_config(Path("."))
-    pack = load_policy(config).pack
+    policy = _policy_here()
+    pack = policy.pack
     meta = pack.get_rule(key)
     if meta is None:
-        raise ConfigError(f"unknown rule {key!r} (see `trainlint rules`)")
-    text = render_rule(meta, rule_params(meta, pack))
+        from trainlint.suggest import closest
+
+        names = [name for rule in pack.rules for name in (rule.id, rule.slug)]
+        match = closest(key, names)
+        hint = f"did you mean {match!r}? " if match else ""
+        raise ConfigError(f"unknown rule {key!r} ({hint}see `trainlint rules`)")
+    text = render_rule(meta, rule_params(meta, pack), pack=policy.rule_packs.get(meta.id))
     if sys.stdout.isatty():
         from rich.console import Console
         from rich.markdown import Markdown  # markdown-it: only for this command
@@ -128,12 +150,25 @@ def init(folder: Path | None, force: bool) -> None:
 @main.command()
 @handle_errors
 def rules() -> None:
-    """List the rules of the builtin pack."""
-    from trainlint.packs import load_builtin_pack
-
-    for rule in sorted(load_builtin_pack().rules, key=lambda r: r.id):
+    """List the rules that run here: the builtin pack's, then each configured pack's."""
+    policy = _policy_here()
+    listed = sorted(policy.pack.rules, key=lambda r: (r.id in policy.rule_packs, r.id))
+    width = max((len(rule.id) for rule in listed), default=0)
+    for rule in listed:
         summary = first_sentence(rule.description)
-        click.echo(f"{rule.id}  {rule.slug:<26} {rule.severity:<8} {summary}")
+        pack = policy.rule_packs.get(rule.id)
+        origin = f" [pack {pack}]" if pack else ""
+        click.echo(f"{rule.id:<{width}}  {rule.slug:<26} {rule.severity:<8} {summary}{origin}")
+
+
+def _policy_here() -> Policy:
+    """The policy a check of the current directory runs: the builtin pack, the packs named
+    in ``TRAINLINT_PACKS`` and the ones the config lists."""
+    from trainlint.config import find_config
+    from trainlint.policy import load_policy
+
+    required = os.environ.get("TRAINLINT_PACKS", "").split()
+    return load_policy(find_config(Path(".")), required=required)
 
 
 @main.command()

@@ -10,6 +10,11 @@ import click
 from trainlint import engine as engines
 from trainlint.cli.base import EXIT_CLEAN, EXIT_FINDINGS, handle_errors, main
 
+# signing.ALGORITHMS, spelled out so that `check` never imports PyJWT (a test keeps them equal).
+SIGNING_ALGORITHMS = ("RS256", "ES256", "HS256")
+_ALGORITHMS = click.Choice(list(SIGNING_ALGORITHMS))
+_KEY_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
+
 
 @main.group()
 def pack() -> None:
@@ -30,17 +35,40 @@ def pack_init(name: str, directory: Path | None) -> None:
     click.echo(f"Wrote pack {name!r} in {target} ({len(written)} files).")
 
 
+@pack.command("add-rule")
+@click.argument("name")
+@click.option("--dir", "directory", default=Path("."), show_default=True,
+              type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="The pack to add the rule to.")  # fmt: skip
+@handle_errors
+def pack_add_rule(name: str, directory: Path) -> None:
+    """Add rule NAME (a slug): module with METADATA, unit tests, params, cases, manifest roots."""
+    from trainlint.packs import scaffold
+
+    ident, written = scaffold.add_rule(directory, name)
+    click.echo(f"Added rule {ident} ({name}) to {directory}:")
+    for path in written:
+        click.echo(f"  {path}")
+
+
 @pack.command("build")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="The .tar.gz bundle to write.")  # fmt: skip
+@click.option("--key", "key_file", type=_KEY_FILE,
+              help="Re-sign with this private key (or secret file) when the files changed "
+              "since signing; without it a stale signature is refused.")  # fmt: skip
+@click.option("--algorithm", type=_ALGORITHMS, help="[default: the old signature's]")
 @handle_errors
-def pack_build(directory: Path, output: Path) -> None:
+def pack_build(directory: Path, output: Path, key_file: Path | None, algorithm: str | None) -> None:
     """Build DIRECTORY into a deterministic .tar.gz bundle (sign first to ship it signed)."""
     import hashlib
 
-    from trainlint.packs import bundle
+    from trainlint.packs import bundle, signing
 
+    key = key_file.read_bytes() if key_file else None
+    if signing.refresh_for_build(directory, key, algorithm):
+        click.echo(f"Re-signed {directory} (files changed since signing).")
     members = bundle.build(directory, output)
     digest = hashlib.sha256(output.read_bytes()).hexdigest()
     click.echo(f"Built {output} ({len(members)} files), sha256 {digest}")
@@ -50,22 +78,19 @@ def pack_build(directory: Path, output: Path) -> None:
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)  # fmt: skip
+@click.option("--key", "key_file", type=_KEY_FILE,
+              help="Public key (or secret file) to verify the signature with.")  # fmt: skip
 @handle_errors
-def pack_inspect(path: Path, fmt: str) -> None:
-    """Show a pack (directory or .tar.gz): name, revision, roots, rules, params, locks."""
+def pack_inspect(path: Path, fmt: str, key_file: Path | None) -> None:
+    """Show a pack (directory or .tar.gz): name, revision, roots, rules, params, locks, and
+    whether its files match its signature (verified with --key)."""
     import json
 
     from trainlint.packs import describe_pack, render_description
 
-    desc = describe_pack(path)
+    desc = describe_pack(path, key_file.read_bytes() if key_file else None)
     text = json.dumps(desc, indent=2) + "\n" if fmt == "json" else render_description(desc)
     click.echo(text, nl=False)
-
-
-# signing.ALGORITHMS, spelled out so that `check` never imports PyJWT (a test keeps them equal).
-SIGNING_ALGORITHMS = ("RS256", "ES256", "HS256")
-_ALGORITHMS = click.Choice(list(SIGNING_ALGORITHMS))
-_KEY_FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 
 @pack.command("sign")

@@ -65,8 +65,8 @@ def probe(  # noqa: PLR0913 - a click command: one parameter per option
     path, result = run_probe(
         job_path, world_sizes=sizes, gpus=gpus, nodes=nodes, warmup=warmup, steps=steps,
         mode=mode, out=out, timeout_s=timeout_s, device=device, overrides=overrides,
-        progress=lambda line: err.print(f"trainlint probe: {line}", highlight=False),
+        progress=lambda line: err.print(f"trainlint probe: {line}", highlight=False, markup=False),
     )  # fmt: skip
     for note in result.notes:
-        err.print(f"trainlint probe: note: {note}", highlight=False)
+        err.print(f"trainlint probe: note: {note}", highlight=False, markup=False)
     click.echo(f"trainlint: measurement written to {path}")

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from trainlint.engine.capabilities import refuse_denied_calls
+from trainlint.engine.rego_version import add_module, version_of
 from trainlint.engine.results import one_line
 from trainlint.engine.watchdog import Worker, shipped, shipped_sources
 from trainlint.errors import PolicyError
@@ -97,9 +98,16 @@ def _engine(pack: Pack) -> Any:
     import regorus
 
     engine = regorus.Engine()
+
+    def add(name: str, source: str) -> None:
+        try:
+            engine.add_policy(name, source)
+        except (RuntimeError, ValueError) as exc:
+            raise PolicyError(f"regorus: {one_line(str(exc))}") from None
+
+    for file, source in {**pack.modules, **pack.tests}.items():
+        add_module(engine, add, f"{pack.name}/{file}", source, version_of(pack, file))
     try:
-        for file, source in {**pack.modules, **pack.tests}.items():
-            engine.add_policy(f"{pack.name}/{file}", source)
         engine.add_data_json(json.dumps(pack.data))
     except (RuntimeError, ValueError) as exc:
         raise PolicyError(f"regorus: {one_line(str(exc))}") from None

@@ -23,6 +23,7 @@ import re
 from typing import Any
 
 from trainlint.engine import collect
+from trainlint.engine.rego_version import refuse_v0
 from trainlint.engine.results import findings_by_rule, normalise
 from trainlint.engine.watchdog import GuardedEngine, compile_confined
 from trainlint.errors import PolicyError
@@ -44,7 +45,10 @@ class RegopyEngine:
 
         self._interpreter: Any = regopy.Interpreter()
         self._interpreter.log_level = regopy.LogLevel.NONE
+        self._interpreter.strict_built_in_errors = False  # OPA's default: a failing builtin
+        # makes its expression undefined (``builtin_errors``); stated, not left to a default
         self._sources = {f"{pack.name}/{file}": source for file, source in pack.modules.items()}
+        refuse_v0(pack, self.name)
         _refuse_arity_clashes(self._sources)
         for name, source in self._sources.items():
             self._guard(self._interpreter.add_module, name, source)

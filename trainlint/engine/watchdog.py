@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import select
 import signal
@@ -53,6 +54,7 @@ MAX_REPLY_BYTES = 64 * 1024**2
 """The largest answer read from a worker (a job's findings are kilobytes)."""
 
 _HEADER = struct.Struct("!Q")
+_log = logging.getLogger("trainlint.engine")
 _MEMORY_EXIT = 86  # the worker's exit status after a MemoryError in Python
 
 
@@ -128,6 +130,8 @@ class Worker:
             except OSError:
                 self._fail("evaluating")
             reply = self._reply(read_fd, "evaluating")
+            for notice in reply[2] if len(reply) > 2 and isinstance(reply[2], list) else []:
+                _log.warning("%s", notice)  # said in the worker, whose stderr is /dev/null
             if reply[0] == "error":
                 raise PolicyError(str(reply[1]))
             return reply[1]
@@ -247,6 +251,9 @@ def _run_worker(build: Callable[[], Any], read_fd: int, write_fd: int, parent: i
 
 
 def _serve(target: Any, read_fd: int, write_fd: int) -> None:
+    notices = _Collected()
+    _log.addHandler(notices)
+    _log.propagate = False
     while True:
         try:
             method, args = json.loads(_receive(read_fd, None, None))
@@ -258,7 +265,23 @@ def _serve(target: Any, read_fd: int, write_fd: int) -> None:
             reply = ["error", str(exc)]
         except RecursionError:
             reply = ["error", "the evaluation produced a value nested too deeply to read"]
-        _send(write_fd, json.dumps(reply).encode())
+        _send(write_fd, json.dumps([*reply, notices.take()]).encode())
+
+
+class _Collected(logging.Handler):
+    """The worker's notices (``trainlint.engine`` warnings), sent with each reply for the
+    parent to log: the worker's own stderr is /dev/null."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self._messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self._messages.append(record.getMessage())
+
+    def take(self) -> list[str]:
+        taken, self._messages = self._messages, []
+        return taken
 
 
 def _confine(parent: int | None) -> None:

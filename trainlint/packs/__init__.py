@@ -14,6 +14,7 @@ directory's path, and ``*_test.rego`` tests, which are kept apart and never comp
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import functools
 import json
 import re
@@ -44,7 +45,7 @@ RULES_PACKAGE = "trainlint.rules"
 TEST_SUFFIX = "_test.rego"
 
 _PACKAGE_RE = re.compile(r"^package[ \t]+([A-Za-z_][\w.]*)", re.MULTILINE)
-_SLUG_RE = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
+SLUG_RE = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 _ID_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 
 
@@ -78,6 +79,12 @@ class Pack:
     rules: tuple[RuleMeta, ...]
     manifest: Manifest | None = None
     origin: str = ""
+    rego_versions: dict[str, int] = dataclasses.field(default_factory=dict)
+    """Module -> the Rego version (0 or 1) its manifest declares (``file_rego_versions``, else
+    ``rego_version``), or an option sets (``--rego-v0``); a module not listed is Rego v1."""
+    rego_fallback: bool = False
+    """Conftest mode: a module of no declared version that does not parse as Rego v1 is parsed
+    as Rego v0 (conftest's policies predate OPA 1.0's syntax)."""
 
     def get_rule(self, key: str) -> RuleMeta | None:
         """The rule whose id (any case), slug or package name (full or last part) is ``key``."""
@@ -121,11 +128,44 @@ def pack_from_files(files: dict[str, bytes], origin: str, default_name: str) -> 
     check_roots(manifest.effective_roots if manifest else [""], packages, data, origin)
     modules = {name: src for name, src in sources.items() if not name.endswith(TEST_SUFFIX)}
     tests = {name: src for name, src in sources.items() if name.endswith(TEST_SUFFIX)}
-    rules = [_rule_meta(f"{origin}/{name}", src) for name, src in modules.items()]
-    metas = tuple(meta for meta in rules if meta is not None)
+    checked = [_rule_meta(f"{origin}/{name}", src) for name, src in modules.items()]
+    problems = [problem for _, found in checked for problem in found]
+    if problems:
+        count = f"{len(problems)} METADATA problem{'s' if len(problems) > 1 else ''}"
+        raise PolicyError(f"{origin}: {count}:\n" + "\n".join(f"  {p}" for p in problems))
+    metas = tuple(meta for meta, _ in checked if meta is not None)
     _check_unique(metas, origin)
     name = (manifest.info.name if manifest else None) or default_name
-    return Pack(name, modules, tests, data, metas, manifest, origin)
+    versions = declared_rego_versions(manifest, [*modules, *tests])
+    return Pack(name, modules, tests, data, metas, manifest, origin, versions)
+
+
+def declared_rego_versions(manifest: Manifest | None, files: Iterable[str]) -> dict[str, int]:
+    """Each module's Rego version as OPA's manifest declares it: the first
+    ``file_rego_versions`` glob that matches its bundle path, else ``rego_version``."""
+    if manifest is None:
+        return {}
+    globs = manifest.file_rego_versions or {}
+    declared = {}
+    for file in files:
+        version = next((v for g, v in globs.items() if _glob_match(g, file)), None)
+        if version is None:
+            version = manifest.rego_version
+        if version is not None:
+            declared[file] = version
+    return declared
+
+
+def _glob_match(pattern: str, file: str) -> bool:
+    """OPA's ``file_rego_versions`` keys: a glob over the bundle path (a leading ``/`` or none)."""
+    return fnmatch.fnmatchcase(file, pattern.lstrip("/"))
+
+
+def with_rego_v0(pack: Pack) -> Pack:
+    """The pack with every module whose version is not declared read as Rego v0 (``--rego-v0``);
+    a module that imports ``rego.v1`` parses the same either way."""
+    undeclared = {file: 0 for file in pack.modules if file not in pack.rego_versions}
+    return dataclasses.replace(pack, rego_versions={**undeclared, **pack.rego_versions})
 
 
 def _default_name(path: Path) -> str:
@@ -141,11 +181,13 @@ def _package(file: str, source: str, origin: str) -> str:
     return package
 
 
-def describe_pack(path: Path) -> dict[str, Any]:
-    """What ``pack inspect`` shows: identity, roots, rules, params, locks, signature."""
-    from trainlint.packs.signing import is_signed
+def describe_pack(path: Path, key: bytes | None = None) -> dict[str, Any]:
+    """What ``pack inspect`` shows: identity, roots, rules, params, locks, and the signature
+    checked against the files (and, with ``key``, verified)."""
+    from trainlint.packs.signing import signature_state
 
     pack = load_pack(path)
+    signature = signature_state(path, key)
     manifest = pack.manifest
     info = manifest.info if manifest else None
     trainlint_data = pack.data.get("trainlint")
@@ -159,7 +201,9 @@ def describe_pack(path: Path) -> dict[str, Any]:
         "revision": manifest.revision if manifest else None,
         "roots": manifest.effective_roots if manifest else [""],
         "origin": pack.origin,
-        "signed": is_signed(path),
+        "signed": signature.signed,
+        "signature": signature.describe(),
+        "signature_matches": signature.matches,
         "rules": [
             {"id": rule.id, "slug": rule.slug, "severity": rule.severity}
             for rule in sorted(pack.rules, key=lambda r: r.id)
@@ -177,7 +221,7 @@ def render_description(desc: dict[str, Any]) -> str:
         f"pack      {desc['name']}{version}{revision}",
         f"origin    {desc['origin']}",
         f"roots     {', '.join(repr(root) for root in desc['roots'])}",
-        f"signed    {'yes' if desc['signed'] else 'no'}",
+        f"signed    {desc['signature']}",
     ]
     if desc["min_trainlint_version"]:
         lines.append(f"requires  trainlint >= {desc['min_trainlint_version']}")
@@ -223,18 +267,55 @@ def parse_metadata(source: str) -> dict[str, Any] | None:
 
     Raises ValueError when the block is not a YAML mapping.
     """
+    block = _metadata_block(source)
+    return None if block is None else block.mapping()
+
+
+@dataclass(frozen=True)
+class _Block:
+    """A module's METADATA block: its YAML text and the file line of ``# METADATA``."""
+
+    body: str
+    line: int
+
+    def mapping(self) -> dict[str, Any]:
+        try:
+            value = _load_yaml(self.body)
+        except yaml.YAMLError as exc:
+            raise ValueError(f"METADATA is not valid YAML: {exc}") from exc
+        if not isinstance(value, dict):
+            raise ValueError("METADATA must be a YAML mapping")
+        return cast("dict[str, Any]", value)
+
+    def line_of(self, path: tuple[str, ...]) -> int:
+        """The file line of the key at ``path`` (``("custom", "id")``), or of its closest
+        written ancestor, or of ``# METADATA``: where a problem with that field is shown."""
+        line = self.line
+        if not path:
+            return line
+        node: yaml.Node | None = yaml.compose(self.body)  # parsed already: it is valid YAML
+        for key in path:
+            found = _child(node, key)
+            if found is None:
+                break
+            key_node, node = found
+            line = self.line + 1 + key_node.start_mark.line
+        return line
+
+
+def _child(node: yaml.Node | None, key: str) -> tuple[yaml.Node, yaml.Node] | None:
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    return next(((k, v) for k, v in node.value if k.value == key), None)
+
+
+def _metadata_block(source: str) -> _Block | None:
     lines = _lines_before_package(source)
     start = _metadata_start(lines)
     if start is None:
         return None
     body = "\n".join(_uncomment(line) for line in lines[start + 1 :])
-    try:
-        value = _load_yaml(body)
-    except yaml.YAMLError as exc:
-        raise ValueError(f"METADATA is not valid YAML: {exc}") from exc
-    if not isinstance(value, dict):
-        raise ValueError("METADATA must be a YAML mapping")
-    return cast("dict[str, Any]", value)
+    return _Block(body, start + 1)
 
 
 def _load_yaml(text: str) -> Any:
@@ -250,81 +331,108 @@ def _load_yaml(text: str) -> Any:
     return yaml.safe_load(text)
 
 
-def _rule_meta(file: str, source: str) -> RuleMeta | None:
-    """RuleMeta for a rule module, None for a helper module; PolicyError naming the file."""
+class _Problems:
+    """Every METADATA problem of one module, each as ``file:line: message``: a pack author
+    fixes them all in one pass instead of one per run."""
+
+    def __init__(self, file: str, block: _Block | None) -> None:
+        self.file, self.block, self.found = file, block, list[str]()
+
+    def add(self, message: str, *path: str) -> None:
+        line = self.block.line_of(path) if self.block else 1
+        self.found.append(f"{self.file}:{line}: {message}")
+
+    def text(self, mapping: dict[str, Any], *path: str) -> str:
+        """A required non-empty string field (stripped), or "" and a problem."""
+        value = mapping.get(path[-1])
+        if not isinstance(value, str) or not value.strip():
+            self.add(f"METADATA {'.'.join(path)} is missing or not a non-empty string", *path)
+            return ""
+        return value.strip()
+
+    def optional_text(self, mapping: dict[str, Any], *path: str) -> str:
+        value = mapping.get(path[-1])
+        if value is None:
+            return ""
+        if not isinstance(value, str):
+            self.add(f"METADATA {'.'.join(path)} must be a string", *path)
+            return ""
+        return value.strip("\n")
+
+    def references(self, value: Any) -> tuple[str, ...]:
+        """OPA's ``related_resources``: a list of ``{ref, description}`` or plain URLs."""
+        if value is None:
+            return ()
+        if not isinstance(value, list):
+            self.add("METADATA related_resources must be a list", "related_resources")
+            return ()
+        refs = [item.get("ref") if isinstance(item, dict) else item for item in value]
+        urls = tuple(ref for ref in refs if isinstance(ref, str) and ref)
+        if len(urls) != len(refs):
+            self.add("METADATA related_resources entries need a 'ref' URL", "related_resources")
+        return urls
+
+
+def _rule_meta(file: str, source: str) -> tuple[RuleMeta | None, list[str]]:
+    """RuleMeta for a rule module (None for a helper module), and every problem of its
+    METADATA as ``file:line: message``."""
     package = module_package(source)
     if package is None:
         raise PolicyError(f"{file}: no package declaration")
     if not package.startswith(RULES_PACKAGE + "."):
-        return None
+        return None, []
+    block = _metadata_block(source)
+    problems = _Problems(file, block)
+    if block is None:
+        problems.add("a rule module needs a METADATA block above its package line")
+        return None, problems.found
     try:
-        metadata = parse_metadata(source)
-        if metadata is None:
-            raise ValueError("a rule module needs a METADATA block above its package line")
-        return _validate(metadata, package)
+        metadata = block.mapping()
     except ValueError as exc:
-        raise PolicyError(f"{file}: {exc}") from None
+        problems.add(str(exc))
+        return None, problems.found
+    meta = _validate(metadata, package, problems)
+    return (None if problems.found else meta), problems.found
 
 
-def _validate(metadata: dict[str, Any], package: str) -> RuleMeta:
-    """Check the required fields; ValueError names the first missing or invalid one."""
-    slug = _text(metadata, "title")
-    if not _SLUG_RE.match(slug):
-        raise ValueError(f"METADATA title {slug!r} must be a lower-case hyphenated slug")
-    if package.rsplit(".", 1)[-1] != slug.replace("-", "_"):
-        raise ValueError(f"package {package} does not match title {slug!r}")
+def _validate(metadata: dict[str, Any], package: str, problems: _Problems) -> RuleMeta:
+    """The rule's fields; each missing or invalid one is added to ``problems``."""
+    slug = _slug(metadata, package, problems)
     custom = metadata.get("custom")
     if not isinstance(custom, dict):
-        raise ValueError("METADATA needs a 'custom' mapping (id, severity, category, remediation)")
-    rule_id = _text(custom, "id", "custom.id")
-    if not _ID_RE.match(rule_id):
-        raise ValueError(f"METADATA custom.id {rule_id!r} is not a valid rule id")
-    severity = _text(custom, "severity", "custom.severity")
-    if severity not in SEVERITIES:
-        raise ValueError(f"METADATA custom.severity {severity!r} is not one of {SEVERITIES}")
+        problems.add("METADATA needs a 'custom' mapping (id, severity, category, remediation)",
+                     "custom")  # fmt: skip
+        custom = {}
+    rule_id = problems.text(custom, "custom", "id") if custom else ""
+    if rule_id and not _ID_RE.match(rule_id):
+        problems.add(f"METADATA custom.id {rule_id!r} is not a valid rule id", "custom", "id")
+    severity = problems.text(custom, "custom", "severity") if custom else ""
+    if severity and severity not in SEVERITIES:
+        message = f"METADATA custom.severity {severity!r} is not one of {SEVERITIES}"
+        problems.add(message, "custom", "severity")
     return RuleMeta(
         id=rule_id,
         slug=slug,
-        severity=severity,
-        category=_text(custom, "category", "custom.category"),
-        description=_text(metadata, "description"),
-        remediation=_text(custom, "remediation", "custom.remediation"),
+        severity=cast("Severity", severity),
+        category=problems.text(custom, "custom", "category") if custom else "",
+        description=problems.text(metadata, "description"),
+        remediation=problems.text(custom, "custom", "remediation") if custom else "",
         package=package,
-        why=_optional_text(custom, "why"),
-        example=_optional_text(custom, "example"),
-        fix=_optional_text(custom, "fix"),
-        references=_references(metadata.get("related_resources")),
+        why=problems.optional_text(custom, "custom", "why"),
+        example=problems.optional_text(custom, "custom", "example"),
+        fix=problems.optional_text(custom, "custom", "fix"),
+        references=problems.references(metadata.get("related_resources")),
     )
 
 
-def _optional_text(mapping: dict[str, Any], key: str) -> str:
-    value = mapping.get(key)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise ValueError(f"METADATA custom.{key} must be a string")
-    return value.strip("\n")
-
-
-def _references(value: Any) -> tuple[str, ...]:
-    """OPA's ``related_resources``: a list of ``{ref, description}`` or plain URLs."""
-    if value is None:
-        return ()
-    if not isinstance(value, list):
-        raise ValueError("METADATA related_resources must be a list")
-    refs = [item.get("ref") if isinstance(item, dict) else item for item in value]
-    urls = tuple(ref for ref in refs if isinstance(ref, str) and ref)
-    if len(urls) != len(refs):
-        raise ValueError("METADATA related_resources entries need a 'ref' URL")
-    return urls
-
-
-def _text(mapping: dict[str, Any], key: str, label: str | None = None) -> str:
-    """A required non-empty string field, stripped of YAML block trailing newlines."""
-    value = mapping.get(key)
-    if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"METADATA {label or key} is missing or not a non-empty string")
-    return value.strip()
+def _slug(metadata: dict[str, Any], package: str, problems: _Problems) -> str:
+    """METADATA's ``title``: a lower-case hyphenated slug naming the package's last part."""
+    slug = problems.text(metadata, "title")
+    if slug and not SLUG_RE.match(slug):
+        problems.add(f"METADATA title {slug!r} must be a lower-case hyphenated slug", "title")
+    elif slug and package.rsplit(".", 1)[-1] != slug.replace("-", "_"):
+        problems.add(f"package {package} does not match title {slug!r}", "title")
+    return slug
 
 
 def _check_unique(rules: Iterable[RuleMeta], root: str) -> None:

@@ -217,7 +217,14 @@ def _unite(base: Pack, pack: Pack) -> Pack:
         tests=tests,
         data={**data, "trainlint": trainlint},
         rules=tuple(rules),
+        rego_versions={**base.rego_versions, **_versions(pack)},
+        rego_fallback=base.rego_fallback or pack.rego_fallback,
     )
+
+
+def _versions(pack: Pack) -> dict[str, int]:
+    """The pack's declared Rego versions under its modules' layered names."""
+    return {_module_name(pack, file): version for file, version in pack.rego_versions.items()}
 
 
 def _module_name(pack: Pack, file: str) -> str:

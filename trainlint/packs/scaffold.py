@@ -1,4 +1,5 @@
-"""``trainlint pack init``: a pack skeleton that builds, tests and lints out of the box.
+"""``trainlint pack init``: a pack skeleton that builds, tests and lints out of the box;
+``trainlint pack add-rule``: one more rule in it, just as complete.
 
 Layout (an OPA bundle directory)::
 
@@ -21,11 +22,14 @@ from pathlib import Path
 
 from trainlint import __version__
 from trainlint.errors import ConfigError
+from trainlint.packs import SLUG_RE, load_pack
+from trainlint.packs.bundle import MANIFEST, root_contains
 from trainlint.writing import replace_file
 
 SLUG = "max-gpus-per-job"
 PACKAGE = SLUG.replace("-", "_")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+_NUMBERED = re.compile(r"^([A-Za-z]+)(\d+)$")
 
 
 def rule_id(name: str) -> str:
@@ -46,11 +50,36 @@ def init(name: str, directory: Path) -> list[Path]:
     files = {
         ".manifest": _manifest(name),
         "README.md": README.format(name=name, id=ident, slug=SLUG, package=PACKAGE),
-        f"{PACKAGE}.rego": RULE.replace("@ID@", ident),
-        f"{PACKAGE}_test.rego": RULE_TEST,
-        f"trainlint/params/{PACKAGE}/data.json": json.dumps(PARAMS, indent=2) + "\n",
-        f"tests/cases/{ident}.yaml": CASES.replace("@ID@", ident),
+        **_rule_files(SLUG, ident, "tests/cases"),
     }
+    return _write(directory, files)
+
+
+def _rule_files(slug: str, ident: str, cases: str) -> dict[str, str]:
+    """A rule's files (the example rule under the name ``slug``): the Rego module, its unit
+    tests, its parameters and its case file in the folder ``cases``."""
+    package = slug.replace("-", "_")
+
+    def renamed(template: str) -> str:
+        return template.replace(PACKAGE, package).replace(SLUG, slug).replace("@ID@", ident)
+
+    rule = renamed(RULE)
+    if slug != SLUG:
+        rule = ADDED.format(slug=slug, example=SLUG) + rule
+    return {
+        f"{package}.rego": rule,
+        f"{package}_test.rego": renamed(RULE_TEST),
+        f"trainlint/params/{package}/data.json": json.dumps(PARAMS, indent=2) + "\n",
+        f"{cases}/{ident}.yaml": renamed(CASES),
+    }
+
+
+def _roots(package: str) -> list[str]:
+    """The manifest roots a rule owns: its package and its parameters."""
+    return [f"trainlint/rules/{package}", f"trainlint/params/{package}"]
+
+
+def _write(directory: Path, files: dict[str, str]) -> list[Path]:
     written = []
     for rel, text in files.items():
         target = directory / rel
@@ -59,10 +88,70 @@ def init(name: str, directory: Path) -> list[Path]:
     return written
 
 
+def add_rule(directory: Path, slug: str) -> tuple[str, list[Path]]:
+    """Add rule ``slug`` to the pack in ``directory``: its module (with METADATA), unit
+    tests, parameters and case file, and its roots in ``.manifest``, so ``pack test``
+    passes without a manual edit. Returns the new rule's id and the files written."""
+    if not SLUG_RE.match(slug):
+        raise ConfigError(f"rule name {slug!r}: use a lower-case hyphenated slug (max-nodes)")
+    pack = load_pack(directory)
+    if pack.get_rule(slug) is not None:
+        raise ConfigError(f"{directory}: the pack already has a rule {slug!r}")
+    ident = next_rule_id([rule.id for rule in pack.rules], pack.name)
+    if pack.get_rule(ident) is not None:  # ids with no number to count on: ORG-A, ORG-B
+        raise ConfigError(f"{directory}: rule id {ident} is taken; cannot choose the next id")
+    files = _rule_files(slug, ident, _cases_folder(directory))
+    taken = [rel for rel in files if (directory / rel).exists()]
+    if taken:
+        raise ConfigError(f"{directory}: {', '.join(taken)} exist(s); not overwritten")
+    written = _write(directory, files)
+    manifest = _add_roots(directory, _roots(slug.replace("-", "_")))
+    return ident, written + ([manifest] if manifest else [])
+
+
+def next_rule_id(ids: list[str], pack_name: str) -> str:
+    """The id after the pack's highest (``ACME001`` -> ``ACME002``, same prefix and width);
+    for a pack with no rules, the one ``pack init`` would give it."""
+    numbered = sorted(m.groups() for m in map(_NUMBERED.match, ids) if m)
+    if not numbered:
+        return rule_id(pack_name)
+    prefix = numbered[0][0]
+    digits = [number for head, number in numbered if head == prefix]
+    width = max(len(number) for number in digits)
+    return f"{prefix}{max(int(number) for number in digits) + 1:0{width}d}"
+
+
+def _cases_folder(directory: Path) -> str:
+    """Where ``pack test`` looks for cases: tests/cases, else cases, else a new tests/cases."""
+    for folder in ("tests/cases", "cases"):
+        if (directory / folder).is_dir():
+            return folder
+    return "tests/cases"
+
+
+def _add_roots(directory: Path, roots: list[str]) -> Path | None:
+    """Append the ``roots`` no root of ``.manifest`` holds yet; the manifest path when it
+    changed (a pack with no manifest, or no ``roots``, owns everything already)."""
+    path = directory / MANIFEST
+    if not path.is_file():
+        return None
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    current = manifest.get("roots")
+    if current is None:
+        return None
+    missing = [new for new in roots
+               if not any(root_contains(old.strip("/"), new) for old in current)]  # fmt: skip
+    if not missing:
+        return None
+    manifest["roots"] = [*current, *missing]
+    replace_file(path, json.dumps(manifest, indent=2) + "\n")
+    return path
+
+
 def _manifest(name: str) -> str:
     manifest = {
         "revision": "0.1.0",
-        "roots": [f"trainlint/rules/{PACKAGE}", f"trainlint/params/{PACKAGE}"],
+        "roots": _roots(PACKAGE),
         "rego_version": 1,
         "metadata": {
             "name": name,
@@ -75,6 +164,13 @@ def _manifest(name: str) -> str:
 
 
 PARAMS = {"max_gpus": 64}
+
+ADDED = """\
+# Written by `trainlint pack add-rule {slug}`: a copy of the example rule ({example}),
+# with its unit tests, parameters and cases, that `trainlint pack test` passes. Edit the METADATA,
+# the logic, the tests and the cases into what {slug} checks.
+
+"""
 
 RULE = """\
 # METADATA
@@ -254,6 +350,7 @@ one of the manifest's `roots`: add a root when the pack grows (for example `trai
 
 ```sh
 trainlint pack test .                      # unit tests and cases
+trainlint pack add-rule max-nodes          # a new rule: module, tests, params, cases, roots
 trainlint pack build . -o {name}.tar.gz    # a deterministic bundle OPA also loads
 trainlint pack sign . --key private.pem --algorithm RS256   # before build
 trainlint pack inspect {name}.tar.gz

@@ -11,7 +11,9 @@ File hashes are hex digests (``SHA-256`` when signing). Structured files (``data
 signature is independent of whitespace and key order: objects as ``{`` + sorted
 ``"key":value`` pairs joined by ``,`` + ``}``, arrays ``[a,b]``, numbers as written, strings as
 Go's ``encoding/json`` writes them with HTML escaping off. Every other file is hashed as bytes.
-Verification (``verify_bundle``) refuses a bad JWT signature, a key id or scope that does not
+Python package files (``__init__.py``, ``py.typed``: ``is_python_file``) are neither signed
+nor checked, so a pip-installable pack verifies once installed. Verification
+(``verify_bundle``) refuses a bad JWT signature, a key id or scope that does not
 match (OPA compares the scope exactly: none means none), a file missing from the signature, a
 file whose hash differs, and a signed file missing from the bundle.
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -68,6 +71,7 @@ def sign(
     listed = [
         {"name": name, "hash": file_hash(name, content), "algorithm": HASH_ALGORITHM}
         for name, content in sorted(files.items())
+        if not is_python_file(name)
     ]
     payload: dict[str, Any] = {"files": listed}
     if key_id:
@@ -97,25 +101,115 @@ def verify_bundle(
     alg = _algorithm(algorithm) if algorithm else infer_algorithm(key)
     payload = _decode(token, key, alg, path)
     _check_claims(token, payload, key_id, scope, path)
-    listed = _listed(payload, path)
+    problems = differences(files, _listed(payload, path))
+    if problems:
+        raise PolicyError(f"{path}: {problems[0]}")
+
+
+def differences(files: dict[str, bytes], listed: dict[str, dict[str, str]]) -> list[str]:
+    """How the bundle's ``files`` (signatures left out) differ from what the signature lists:
+    one sentence per file added, changed or removed since signing. Python package files
+    are neither signed nor checked (``is_python_file``)."""
+    remaining = {name: entry for name, entry in listed.items() if not is_python_file(name)}
+    found = []
     for name, content in sorted(files.items()):
-        entry = listed.pop(name, None)
+        if is_python_file(name):
+            continue
+        entry = remaining.pop(name, None)
         if entry is None:
-            raise PolicyError(
-                f"{path}: {name} is not in the bundle signature (added after signing?)"
-            )
-        if file_hash(name, content, entry["algorithm"]) != entry["hash"].lower():
-            raise PolicyError(
-                f"{path}: {name} does not match its signed hash (changed after signing?)"
-            )
-    if listed:
-        raise PolicyError(
-            f"{path}: signed file(s) missing from the bundle: {', '.join(sorted(listed))}"
-        )
+            found.append(f"{name} is not in the bundle signature (added after signing?)")
+        elif file_hash(name, content, entry["algorithm"]) != entry["hash"].lower():
+            found.append(f"{name} does not match its signed hash (changed after signing?)")
+    if remaining:
+        found.append(f"signed file(s) missing from the bundle: {', '.join(sorted(remaining))}")
+    return found
+
+
+PYTHON_SUFFIXES = (".py", ".pyc", ".pyi")
+
+
+def is_python_file(name: str) -> bool:
+    """A file that makes a bundle folder a pip-installable Python package (``__init__.py``,
+    ``py.typed``), not part of the policy: trainlint never reads it from a pack, and an
+    entry point's Python has already run when its bundle is verified, so a signature could
+    not vouch for it. Signing leaves these out and verification skips them, so a pack
+    signed as a bundle still verifies once packaged and installed (pip's hashes cover the
+    Python)."""
+    base = name.rsplit("/", 1)[-1]
+    return base.endswith(PYTHON_SUFFIXES) or base == "py.typed"
 
 
 def is_signed(path: Path) -> bool:
     return SIGNATURES in read_bundle(path)
+
+
+@dataclass(frozen=True)
+class SignatureState:
+    """What ``pack inspect`` and ``pack build`` know of a bundle's signature without the key
+    (the files against the hashes it lists), and with it (``verified``)."""
+
+    signed: bool
+    problems: tuple[str, ...] = ()
+    verified: bool = False
+
+    @property
+    def matches(self) -> bool:
+        return self.signed and not self.problems
+
+    def describe(self) -> str:
+        if not self.signed:
+            return "no"
+        if self.problems:
+            return f"yes, but the signature does not match: {'; '.join(self.problems)}"
+        if self.verified:
+            return "yes, verified with the key"
+        return "yes, files match the signature (pass --key to verify who signed it)"
+
+
+def signature_state(path: Path, key: bytes | None = None) -> SignatureState:
+    """The bundle's signature checked against its files; with ``key`` the JWT too (a bad key
+    or claim is a problem, not an error: inspect reports it)."""
+    files = read_bundle(path)
+    raw = files.pop(SIGNATURES, None)
+    if raw is None:
+        return SignatureState(signed=False)
+    if key is not None:
+        try:
+            verify_bundle(path, key)
+        except PolicyError as exc:
+            return SignatureState(True, (str(exc).removeprefix(f"{path}: "),))
+        return SignatureState(True, verified=True)
+    return SignatureState(True, tuple(differences(files, _unverified_listing(raw, path))))
+
+
+def _unverified_listing(raw: bytes, path: Path) -> dict[str, dict[str, str]]:
+    """The files the signature lists, read without checking who signed it."""
+    token = _token(raw, path)
+    try:
+        payload = jwt.decode(token, options={"verify_signature": False})
+    except jwt.PyJWTError as exc:
+        raise PolicyError(f"{path}: {SIGNATURES}: malformed JWT: {exc}") from None
+    return _listed(payload, path)
+
+
+def refresh_for_build(directory: Path, key: bytes | None, algorithm: str | None) -> bool:
+    """Before ``pack build``: a signature that no longer matches the files is signed again
+    with ``key`` (keeping its key id and scope; the algorithm defaults to the old one), or
+    refused, so no build ships a bundle whose signature fails. True when it re-signed."""
+    state = signature_state(directory)
+    if state.matches or not state.signed:
+        return False
+    if key is None:
+        raise PolicyError(
+            f"{directory}: {SIGNATURES} does not match the files ({'; '.join(state.problems)}); "
+            "sign again (`trainlint pack sign`) or build with --key to re-sign"
+        )
+    token = _token((directory / SIGNATURES).read_bytes(), directory)
+    header = jwt.get_unverified_header(token)
+    claims = jwt.decode(token, options={"verify_signature": False})
+    alg = algorithm or header.get("alg") or infer_algorithm(key)
+    sign(directory, key, alg, header.get("kid") or claims.get("keyid"), claims.get("scope"))
+    return True
 
 
 def file_hash(name: str, content: bytes, algorithm: str = HASH_ALGORITHM) -> str:

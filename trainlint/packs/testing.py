@@ -173,10 +173,30 @@ def load_case_file(path: Path) -> CaseFile:
     rule = document.get("rule") if isinstance(document, dict) else None
     if not isinstance(rule, str) or not isinstance(cases, list):
         raise ConfigError(f"{path}: a case file needs 'rule' (a rule id) and a 'cases' list")
+    lines = _case_lines(node, len(cases))
     for index, case in enumerate(cases):
         if not isinstance(case, dict) or not isinstance(case.get("files"), dict):
             raise ConfigError(f"{path}: case {index} needs 'files' (a mapping of path → text)")
-    return CaseFile(path, rule, list(zip(_case_lines(node, len(cases)), cases, strict=True)))
+        _check_expect(f"{path}:{lines[index]}: case {index}", case.get("expect"))
+    return CaseFile(path, rule, list(zip(lines, cases, strict=True)))
+
+
+_EXPECTED_KEYS = ("file", "line", "column")
+
+
+def _check_expect(where: str, expect: Any) -> None:
+    """Each expected finding names its place whole (``file``, ``line``, ``column``): a case
+    that leaves one out is refused with the key it lacks, before any case runs."""
+    if expect is None:
+        return
+    if not isinstance(expect, list):
+        raise ConfigError(f"{where}: 'expect' must be a list of findings")
+    for number, want in enumerate(expect):
+        missing = [key for key in _EXPECTED_KEYS if not isinstance(want, dict) or key not in want]
+        if missing:
+            lacks = ", ".join(map(repr, missing))
+            raise ConfigError(f"{where}: expect[{number}] lacks {lacks} (each expected finding "
+                              "needs file, line and column)")  # fmt: skip
 
 
 def case_results(case_file: CaseFile, pack: Pack, engine_name: str) -> list[TestResult]:

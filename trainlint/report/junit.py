@@ -1,22 +1,27 @@
 """JUnit XML for CI test-report views (GitLab ``artifacts:reports:junit``, Jenkins, Azure).
 
-Shape (the common Jenkins/GitLab one, Ant's ``testsuites`` root):
+Valid against Jenkins' junit-10.xsd (jenkinsci/xunit-plugin, which validates every report it
+reads; tests/schemas/junit-10.xsd). Shape (Ant's ``testsuites`` root):
 
-- one ``<testsuite name=JOB>`` per job, sorted by job id; one ``<testcase classname=JOB
-  name="TL201 checkpoint-too-frequent">`` per rule that ran on it (a conftest rule, which has
-  no slug, is named by its id alone), sorted by rule id;
-- a test case with unsuppressed findings has ONE ``<failure type=SEVERITY message=...>`` whose
-  text lists every finding as the text report prints it (``file:line:col: TL201 [warning] ...
-  (cost)``). One element, not one per finding: GitLab's parser reads a single failure per test
-  case. Every unsuppressed finding counts, ``info`` too: a report lists what trainlint found,
-  the same whatever ``--fail-on`` is; the gate is the exit code. ``type`` is the highest
-  severity, so a CI view can still tell advice from errors;
+- one ``<testsuite name=JOB file=FILE>`` per job, sorted by job id (``file``: the job's first
+  source file); one ``<testcase classname=JOB name="TL201 checkpoint-too-frequent">`` per rule
+  that ran on it (a conftest rule, which has no slug, is named by its id alone), by rule id;
+- a test case fails only with findings that count toward the exit code: unsuppressed and at or
+  above ``--fail-on`` (``Report.fail_on``, warning by default). It has ONE ``<failure
+  type=SEVERITY message=...>`` whose text lists every finding as the text report prints it
+  (``file:line:col: TL201 [warning] ... (cost)``): GitLab's parser reads a single failure per
+  test case. ``type`` is the highest severity;
+- findings below ``--fail-on`` (info, by default) leave their test case passing and are listed
+  in its ``<system-out>``, so CI views count the same failures as the exit code;
 - a test case whose findings are all suppressed is ``<skipped message="suppressed: REASON">``;
-  the suppressed findings of a failing case are listed after the others in its failure text;
+  suppressed findings of a failing or passing case are listed after the others;
 - a job that could not be checked (a run error) gets a test case ``trainlint`` with an
   ``<error>`` (a job that failed to load gets a suite with that case alone);
-- ``tests``/``failures``/``errors``/``skipped`` on every suite and on the root add up; no
-  ``time``, ``timestamp`` or ``hostname``, so the output is byte-stable.
+- ``tests``/``failures``/``errors`` on every suite and on the root add up, ``skipped`` on the
+  suites only (junit-10.xsd has no ``skipped`` on ``<testsuites>``). No ``file``/``line`` on
+  test cases either: junit-10.xsd rejects them, and the xunit plugin validates; each finding's
+  ``file:line:col`` starts its line in the failure text or system-out instead. No ``time``,
+  ``timestamp`` or ``hostname``, so the output is byte-stable.
 
 Text is escaped by ElementTree; characters XML 1.0 cannot hold (control characters) become
 U+FFFD, and the document is ASCII with character references, so it stays valid UTF-8 whatever
@@ -30,7 +35,7 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from trainlint.findings import SEVERITY_RANK, Finding
+from trainlint.findings import SEVERITY_RANK, Finding, Severity
 from trainlint.report.text import format_finding, format_waste
 from trainlint.results import Report, RunError
 
@@ -46,8 +51,13 @@ class _Case:
 
 def render(report: Report) -> str:
     root = ET.Element("testsuites", name="trainlint")
+    files = {job.id: job.sources[0].path for job in report.jobs if job.sources}
     for job in _job_ids(report):
-        root.append(_suite(job, _cases(report, job), [e for e in report.errors if e.job == job]))
+        suite = _suite(job, _cases(report, job), [e for e in report.errors if e.job == job],
+                       report.fail_on)  # fmt: skip
+        if job in files:
+            suite.set("file", _safe(files[job]))
+        root.append(suite)
     _count(root, root.findall("testsuite"))
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode").encode("ascii", "xmlcharrefreplace").decode()
@@ -74,10 +84,10 @@ def _case_name(finding: Finding) -> str:
     return finding.rule if finding.name == finding.rule else f"{finding.rule} {finding.name}"
 
 
-def _suite(job: str, cases: list[_Case], errors: list[RunError]) -> ET.Element:
+def _suite(job: str, cases: list[_Case], errors: list[RunError], fail_on: Severity) -> ET.Element:
     suite = ET.Element("testsuite", name=_safe(job))
     for case in cases:
-        suite.append(_testcase(job, case))
+        suite.append(_testcase(job, case, fail_on))
     if errors:
         element = ET.SubElement(suite, "testcase", classname=_safe(job), name="trainlint")
         for error in errors:
@@ -87,20 +97,28 @@ def _suite(job: str, cases: list[_Case], errors: list[RunError]) -> ET.Element:
     return suite
 
 
-def _testcase(job: str, case: _Case) -> ET.Element:
+def _testcase(job: str, case: _Case, fail_on: Severity) -> ET.Element:
     element = ET.Element("testcase", classname=_safe(job), name=_safe(case.name))
-    counted = [f for f in case.findings if f.suppression is None]
+    unsuppressed = [f for f in case.findings if f.suppression is None]
+    counted = [f for f in unsuppressed if SEVERITY_RANK[f.severity] >= SEVERITY_RANK[fail_on]]
+    advice = [f for f in unsuppressed if f not in counted]
     suppressed = [f for f in case.findings if f.suppression is not None]
     if counted:
         worst = max(counted, key=lambda f: SEVERITY_RANK[f.severity])
         failure = ET.SubElement(
             element, "failure", message=_safe(_headline(counted)), type=worst.severity
         )
-        failure.text = _safe("\n".join(_line(f) for f in [*counted, *suppressed]))
+        failure.text = _lines([*counted, *advice, *suppressed])
+    elif advice:
+        ET.SubElement(element, "system-out").text = _lines([*advice, *suppressed])
     elif suppressed:
         reasons = sorted({_reason(f) for f in suppressed})
         ET.SubElement(element, "skipped", message=_safe(f"suppressed: {'; '.join(reasons)}"))
     return element
+
+
+def _lines(findings: list[Finding]) -> str:
+    return _safe("\n".join(_line(f) for f in findings))
 
 
 def _headline(findings: list[Finding]) -> str:
@@ -126,15 +144,17 @@ def _reason(finding: Finding) -> str:
 def _count(element: ET.Element, children: list[ET.Element]) -> None:
     """tests/failures/errors/skipped of a suite (its cases) or of the root (its suites)."""
     if element.tag == "testsuites":
-        totals = {key: sum(int(child.get(key, "0")) for child in children) for key in _KEYS}
+        keys: tuple[str, ...] = _KEYS[:3]  # junit-10.xsd: no ``skipped`` on the root
+        totals = {key: sum(int(child.get(key, "0")) for child in children) for key in keys}
     else:
+        keys = _KEYS
         totals = {
             "tests": len(children),
             "failures": sum(1 for c in children if c.find("failure") is not None),
             "errors": sum(1 for c in children if c.find("error") is not None),
             "skipped": sum(1 for c in children if c.find("skipped") is not None),
         }
-    for key in _KEYS:
+    for key in keys:
         element.set(key, str(totals[key]))
 
 

@@ -1,5 +1,9 @@
 """Markdown: a check report (``render``) and the sticky pull-request comment (``render_comment``).
 
+The check report leads with what costs most: a row per job (cost per run, $ flagged), then
+every finding as a list item, most costly first, its message on a line of its own rather than
+squeezed into a table cell.
+
 The comment's first line is the hidden ``MARKER`` by which a bot finds it again. It is kept
 under ``limit`` characters (GitHub: 65,536) by dropping the collapsed details first, then
 shortening the lists (``… and N more``) and the job tables; a table row, a list item, a code
@@ -8,15 +12,15 @@ fence or a ``<details>`` block is never cut in the middle.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from urllib.parse import quote
 
 from trainlint.findings import SEVERITY_RANK, Finding, Severity
-from trainlint.job import Job
+from trainlint.report._links import file_link, rule_help_uri
 from trainlint.report.text import format_waste
-from trainlint.results import DiffReport, JobCost, JobDiff, Report
+from trainlint.results import DiffReport, JobCost, JobDiff, Report, Worsened
 
 MARKER = "<!-- trainlint:pr-comment -->"
 LIMIT = 65536
@@ -27,25 +31,36 @@ MAX_MESSAGE = 600  # characters of one finding's message in a list item or table
 CHART_JOBS = 8
 
 
-def render(report: Report) -> str:
-    """A check report: findings grouped by job, each job with its cost per run."""
-    counted = [f for f in report.findings if f.suppression is None]
+def render(report: Report, *, link_base: str | None = None) -> str:
+    """A check report: a summary, one table row per job (its cost per run and what was
+    flagged), then every finding as a list item, most costly first ($ per run, then
+    severity), its message on a line of its own; suppressed findings collapsed below.
+
+    ``link_base`` (``https://github.com/OWNER/REPO/blob/SHA/``, ``_links.blob_base``) makes
+    the file:line links absolute, for a report read in a pull request; else they are
+    relative to the repository root.
+    """
+    counted = sorted((f for f in report.findings if f.suppression is None), key=_cost_order)
     lines = ["## trainlint", "", _check_summary(report, counted), ""]
-    jobs = {job.id: job for job in report.jobs}
-    by_job: dict[str, list[Finding]] = {}
-    for finding in counted:
-        by_job.setdefault(finding.job if finding.job in jobs else "", []).append(finding)
-    for job_id in [*jobs, ""]:
-        findings = by_job.get(job_id, [])
-        if job_id == "" and not findings:
-            continue
-        lines += _job_section(jobs.get(job_id), findings)
+    lines += _jobs_table(report, counted)
+    if counted:
+        help_uris = {rule.id: rule_help_uri(rule) for rule in report.rules}
+        lines += ["### Findings, most costly first", ""]
+        lines += [_finding_entry(f, link_base, help_uris.get(f.rule)) for f in counted]
+        lines.append("")
     suppressed = [f for f in report.findings if f.suppression is not None]
     if suppressed:
-        items = [f"- {_item(f, None)} — {_suppression(f)}" for f in suppressed]
+        items = [f"- {_item(f, link_base)} — {_suppression(f)}" for f in suppressed]
         lines += _details(f"{len(suppressed)} suppressed", items)
     lines += [f"- **error** `{_code(e.job)}`: {_cell(e.message)}" for e in report.errors]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _cost_order(finding: Finding) -> tuple[float, int, str, int, int, str]:
+    """Most costly first: $ per run, then severity, then location."""
+    usd = finding.waste.usd if finding.waste and finding.waste.usd is not None else 0.0
+    return (-usd, -SEVERITY_RANK[finding.severity], finding.file, finding.line, finding.column,
+            finding.rule)  # fmt: skip
 
 
 def _check_summary(report: Report, counted: Sequence[Finding]) -> str:
@@ -54,28 +69,46 @@ def _check_summary(report: Report, counted: Sequence[Finding]) -> str:
         return f"No findings in {jobs}."
     counts = Counter(f.severity for f in counted)
     parts = ", ".join(f"{counts[s]} {s}" for s in TITLES if counts[s])
-    usd = sum(f.waste.usd for f in counted if f.waste and f.waste.usd)
+    usd = _flagged(counted)
     cost = f" · ~{_usd(usd)} per run flagged" if usd else ""
     return f"**{_plural(len(counted), 'finding')}** ({parts}) in {jobs}{cost}."
 
 
-def _job_section(job: Job | None, findings: Sequence[Finding]) -> list[str]:
-    if job is None:
-        heading = "### Other findings"
-    else:
-        run = job.estimates.run
-        facts = [_gpus(job.estimates.gpu, job.estimates.gpus)]
-        facts += [f"~{_hours(run.hours)}", f"~{_usd(run.usd)} per run"] if run.usd else []
-        heading = f"### `{_code(job.id)}` — {' · '.join(facts)}"
-    if not findings:
-        return [heading, "", "No findings.", ""]
-    rows = ["| | Rule | Location | Finding | Cost per run |", "|---|---|---|---|---|"]
-    for f in findings:
-        cost = format_waste(f.waste).strip(" ()").removesuffix(" per run")
-        where = f"`{_code(f.file)}:{f.line}:{f.column}`"
-        rows.append(f"| {ICONS[f.severity]} | {f.rule} `{f.name}` | {where} | "
-                    f"{_cell(f.message)} | {cost} |")  # fmt: skip
-    return [heading, "", *rows, ""]
+def _flagged(findings: Iterable[Finding]) -> float:
+    return sum(f.waste.usd for f in findings if f.waste and f.waste.usd)
+
+
+def _jobs_table(report: Report, counted: Sequence[Finding]) -> list[str]:
+    """One row per job, the one with the most $ flagged first."""
+    if not report.jobs:
+        return []
+    by_job = {job.id: [f for f in counted if f.job == job.id] for job in report.jobs}
+    jobs = sorted(report.jobs, key=lambda j: (-_flagged(by_job[j.id]), -len(by_job[j.id]), j.id))
+    rows = ["| Job | GPUs | Run | Cost per run | Findings | Flagged per run |",
+            "|---|---|---:|---:|---:|---:|"]  # fmt: skip
+    for job in jobs:
+        run, flagged = job.estimates.run, _flagged(by_job[job.id])
+        hours = f"~{_hours(run.hours)}" if run.hours is not None else "?"
+        cost = f"~{_usd(run.usd)}" if run.usd is not None else "?"
+        rows.append(f"| `{_code(job.id)}` | {_gpus(job.estimates.gpu, job.estimates.gpus)} | "
+                    f"{hours} | {cost} | {len(by_job[job.id])} | "
+                    f"{f'~{_usd(flagged)}' if flagged else '—'} |")  # fmt: skip
+    return [*rows, ""]
+
+
+def _finding_entry(finding: Finding, link_base: str | None, help_uri: str | None) -> str:
+    """``- ⚠️ **~$175 per run** · TL201 checkpoint-too-frequent · file:line`` and, on the
+    next line (a hard break), the message."""
+    where = f"{finding.file}:{finding.line}"
+    place = f"[`{_code(where)}`]({file_link(finding.file, finding.line, link_base)})"
+    rule = f"[`{_code(finding.name)}`]({help_uri})" if help_uri else f"`{_code(finding.name)}`"
+    head = []
+    if finding.waste and (finding.waste.usd or finding.waste.gpu_hours):
+        head.append(f"**{format_waste(finding.waste).strip(' ()')}**")
+    head += [f"**{finding.rule}** {rule}", place]
+    job = f" (job `{_code(finding.job)}`)" if finding.job != finding.file else ""
+    icon = ICONS[finding.severity]
+    return f"- {icon} {' · '.join(head)}{job}\\\n  {_cell(finding.message)}"
 
 
 # -- the pull-request comment ------------------------------------------------------------------
@@ -88,6 +121,7 @@ class _Budget:
     details: bool = True
     chart: bool = True
     new: int | None = None
+    worsened: int | None = None
     fixed: int | None = None
     suppressed: int | None = None
     jobs: int | None = None
@@ -118,7 +152,8 @@ def render_comment(diff: DiffReport, *, limit: int = LIMIT, link_base: str | Non
         budget = replace(budget, **{flag: False})
         body = build(budget)
     sizes = {"fixed": len(diff.fixed), "suppressed": len(diff.suppressed),
-             "new": len(diff.new), "jobs": len(diff.jobs)}  # fmt: skip
+             "worsened": len(diff.worsened), "new": len(diff.new),
+             "jobs": len(diff.jobs)}  # fmt: skip
     for field, size in sizes.items():  # then shorten the lists, least important first
         if len(body) <= limit:
             return body
@@ -165,6 +200,9 @@ def _comment(diff: DiffReport, budget: _Budget, item: Callable[[Finding], str]) 
     if budget.chart:
         lines += _chart(changed)
     lines += _by_severity(diff.new, budget.new, item)
+    if diff.worsened:
+        items = _items(diff.worsened, budget.worsened, item, _worse)
+        lines += [f"#### 📈 Worsened ({len(diff.worsened)})", "", *items, ""]
     if diff.suppressed:
         items = _items(diff.suppressed, budget.suppressed, item, _suppression)
         lines += [f"#### Newly suppressed ({len(diff.suppressed)})", "", *items, ""]
@@ -177,8 +215,8 @@ def _comment(diff: DiffReport, budget: _Budget, item: Callable[[Finding], str]) 
         lines += ["_Some details were left out to fit the comment size limit._", ""]
     for error in diff.errors:
         lines.append(f"- **error** at {error.side}, `{_code(error.job)}`: {_cell(error.message)}")
-    base = f"`{_code(diff.base)}` (`{diff.base_commit[:7]}`)"
-    note = f"<sub>Compared with the merge base of {base}; estimates per run.</sub>"
+    base = f"`{_code(diff.base)}` at `{diff.base_commit[:7]}`"
+    note = f"<sub>Compared with {base}; estimates per run.</sub>"
     lines += [*([""] if lines[-1] else []), note]
     return "\n".join(lines).rstrip() + "\n"
 
@@ -195,7 +233,8 @@ def _headline(diff: DiffReport) -> str:
 def diff_line(diff: DiffReport) -> str:
     """``check --diff``'s summary: "2 new, 0 fixed in 1 touched job; cost per run $92 → …"."""
     jobs = _plural(len(diff.jobs), "touched job")
-    line = f"{len(diff.new)} new, {len(diff.fixed)} fixed in {jobs}"
+    worse = f"{len(diff.worsened)} worsened, " if diff.worsened else ""
+    line = f"{len(diff.new)} new, {worse}{len(diff.fixed)} fixed in {jobs}"
     before, after = diff.usd_before, diff.usd_after
     if before is not None and after is not None:
         line += f"; cost per run {_usd(before)} → {_usd(after)}{_pct(before, after)}"
@@ -207,14 +246,17 @@ def _diff_summary(diff: DiffReport) -> str:
     detail = ", ".join(f"{counts[s]} {s}" for s in TITLES if counts[s])
     new = f"**{len(diff.new)} new** finding{'' if len(diff.new) == 1 else 's'}"
     new += f" ({detail})" if detail else ""
-    parts = [new, f"**{len(diff.fixed)} fixed**", _plural(len(diff.jobs), "job") + " touched"]
+    worse = [f"**{len(diff.worsened)} worsened**"] if diff.worsened else []
+    parts = [new, *worse, f"**{len(diff.fixed)} fixed**",
+             _plural(len(diff.jobs), "job") + " touched"]  # fmt: skip
     if diff.usd_before is not None and diff.usd_after is not None:
         parts.append(f"{_usd(diff.usd_before)} → {_usd(diff.usd_after)} per run")
     return " · ".join(parts)
 
 
 def _changed(job: JobDiff) -> bool:
-    return job.status != "modified" or job.new > 0 or job.fixed > 0 or job.before != job.after
+    counts = job.new + job.worsened + job.fixed
+    return job.status != "modified" or counts > 0 or job.before != job.after
 
 
 def _job_table(job: JobDiff) -> list[str]:
@@ -247,15 +289,29 @@ def _chart(jobs: Sequence[JobDiff]) -> list[str]:
     known = sorted(known, key=lambda j: -abs(_gap(j)))[:CHART_JOBS]
     if not known or all(_gap(j) == 0 for j in known):
         return []
-    labels, values = [], []
+    labels: list[str] = []
+    values: list[float] = []
+    top = 0.0
     for job in known:
         name = _short(job.job)
         pair = _usd_pair(job) or (0.0, 0.0)
         labels += [f'"{name} before"', f'"{name} after"']
-        values += [f"{pair[0]:.0f}", f"{pair[1]:.0f}"]
+        values += list(pair)
+        top = max(top, *pair)
+    digits = 0 if top >= 100 else 2  # $4.53 → $3.25 must not be drawn as 5 → 3
+    axis = f'    y-axis "USD per run" 0 --> {_axis_top(top):g}'  # from zero: bars compare
     return ["```mermaid", "xychart-beta", '    title "Estimated $ per run, before and after"',
-            f"    x-axis [{', '.join(labels)}]", '    y-axis "USD per run"',
-            f"    bar [{', '.join(values)}]", "```", ""]  # fmt: skip
+            f"    x-axis [{', '.join(labels)}]", axis,
+            f"    bar [{', '.join(f'{v:.{digits}f}' for v in values)}]", "```", ""]  # fmt: skip
+
+
+def _axis_top(value: float) -> float:
+    """The chart's y-axis end: ``value`` rounded up to 1, 2, 2.5 or 5 times 10^k. Mermaid would
+    otherwise start the axis near the smallest bar, so a +64% change looks tenfold."""
+    if value <= 0:
+        return 1.0
+    scale = 10.0 ** math.floor(math.log10(value))
+    return next(step * scale for step in (1, 2, 2.5, 5, 10) if step * scale >= value)
 
 
 def _usd_pair(job: JobDiff) -> tuple[float, float] | None:
@@ -280,7 +336,7 @@ def _short(job: str) -> str:
 def _by_severity(
     findings: Sequence[Finding], keep: int | None, item: Callable[[Finding], str]
 ) -> list[str]:
-    ordered = sorted(findings, key=lambda f: -SEVERITY_RANK[f.severity])
+    ordered = sorted(findings, key=lambda f: (-SEVERITY_RANK[f.severity], -_dollars(f)))
     shown = ordered if keep is None else ordered[:keep]
     lines: list[str] = []
     for severity in TITLES:
@@ -303,8 +359,30 @@ def _items(
     return items + _more(len(findings) - len(shown), "finding")
 
 
+def _dollars(finding: Finding) -> float:
+    return finding.waste.usd if finding.waste and finding.waste.usd is not None else 0.0
+
+
+def _worse(finding: Finding) -> str:
+    """What got worse, Δ$ first: "**+$420 per run** (was $46)", or the severity it rose from."""
+    if not isinstance(finding, Worsened):
+        return ""
+    parts = []
+    delta, before = finding.usd_delta, finding.waste_before
+    if delta is not None and before is not None and before.usd is not None:
+        parts.append(f"**+{_usd(delta)} per run** (was {_usd(before.usd)})")
+    if finding.severity_before != finding.severity:
+        parts.append(f"{finding.severity_before} → {finding.severity}")
+    return "; ".join(parts) or "worse than at the base"
+
+
 def _detail_sections(diff: DiffReport, item: Callable[[Finding], str]) -> list[str]:
     lines: list[str] = []
+    if diff.vanished:
+        items = [f"- {item(f)}" for f in diff.vanished]
+        summary = f"No longer reported, though the fact is unchanged ({len(diff.vanished)})"
+        note = "_Another change turned these rules off; the facts they point at are the same._"
+        lines += _details(summary, [note, "", *items])
     if diff.unchanged:
         items = [f"- {item(f)}" for f in diff.unchanged]
         lines += _details(f"Unchanged findings in the touched jobs ({len(diff.unchanged)})", items)
@@ -326,9 +404,7 @@ def _item(finding: Finding, link_base: str | None) -> str:
 
 
 def _link(finding: Finding, link_base: str | None) -> str:
-    path = quote(finding.file.removeprefix("./"))
-    base = link_base.rstrip("/") + "/" if link_base else ""
-    return f"{base}{path}#L{finding.line}"
+    return file_link(finding.file, finding.line, link_base)
 
 
 def _suppression(finding: Finding) -> str:

@@ -5,13 +5,16 @@ scanning" page marks as required or uses:
 
 - one run; ``tool.driver`` with ``name``, ``version``, ``semanticVersion`` (when the version is
   SemVer) and one ``rules[]`` entry per rule that ran, plus a minimal entry for each rule id that
-  only findings name (conftest rules such as ``main.deny``). No ``informationUri``/``helpUri``:
-  trainlint has no published docs site, and the full rule page travels in ``help``.
+  only findings name (conftest rules such as ``main.deny``). ``helpUri``: a builtin rule's
+  section of docs/rules.md in trainlint's repository, a pack rule's first METADATA
+  ``related_resources`` ref (none when it has none; ``report._links``).
 - a rule's ``name`` is its slug (``checkpoint-too-frequent``): GitHub shows ``name`` to filter
   by rule, its own examples use slug-like names (``js/unused-local-variable``), and the slug is
-  what users select, ignore and suppress. ``shortDescription`` is the description's first
-  sentence, ``fullDescription`` the description (both ≤ 1024 characters, GitHub's limit);
-  ``help`` is ``trainlint rule``'s page (GitHub shows ``help.markdown``). ``properties``: the
+  what users select, ignore and suppress. ``shortDescription`` is a title: the description's
+  first sentence, cut to its main clause (and then without parentheses) when that sentence is
+  longer than ``TITLE_LIMIT`` characters, as GitHub shows it as the rule's title;
+  ``fullDescription`` is the description (both ≤ 1024 characters, GitHub's limit); ``help``
+  is ``trainlint rule``'s page (GitHub shows ``help.markdown``). ``properties``: the
   category as a tag and ``problem.severity`` (GitHub's ordering for non-security rules). No
   ``precision`` (no measured false-positive rate) and no ``security-severity``: cost rules are
   not security rules, and that property would file their alerts as security alerts.
@@ -54,6 +57,7 @@ from urllib.parse import quote
 import trainlint
 from trainlint.findings import Finding, Suppression
 from trainlint.packs import RuleMeta
+from trainlint.report._links import rule_help_uri
 from trainlint.report.text import format_waste
 from trainlint.results import Report
 from trainlint.rule_docs import render_rule
@@ -64,6 +68,7 @@ SCHEMA = (
 FINGERPRINT_KEY = "trainlintFingerprint/v1"
 SRCROOT = "%SRCROOT%"
 GITHUB_TEXT_LIMIT = 1024  # shortDescription / fullDescription
+TITLE_LIMIT = 160  # a shortDescription longer than this is cut to its main clause
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 PROBLEM_SEVERITY = {"error": "error", "warning": "warning", "info": "recommendation"}
 IN_SOURCE = frozenset({"inline", "file"})  # the others (config, baseline) are "external"
@@ -119,10 +124,10 @@ def _params(report: Report, rule: RuleMeta) -> dict[str, Any]:
 def _descriptor(rule: RuleMeta, params: dict[str, Any]) -> dict[str, Any]:
     page = render_rule(rule, params)
     description = " ".join(rule.description.split()) or rule.slug
-    return {
+    descriptor = {
         "id": rule.id,
         "name": rule.slug,
-        "shortDescription": {"text": _clip(_first_sentence(description))},
+        "shortDescription": {"text": title(description)},
         "fullDescription": {"text": _clip(description)},
         "help": {"text": page, "markdown": page},
         "defaultConfiguration": {"level": LEVELS[rule.severity]},
@@ -131,6 +136,8 @@ def _descriptor(rule: RuleMeta, params: dict[str, Any]) -> dict[str, Any]:
             "problem.severity": PROBLEM_SEVERITY[rule.severity],
         },
     }
+    uri = rule_help_uri(rule)
+    return descriptor if uri is None else {**descriptor, "helpUri": uri}
 
 
 def _minimal_descriptor(finding: Finding) -> dict[str, Any]:
@@ -147,9 +154,29 @@ def _minimal_descriptor(finding: Finding) -> dict[str, Any]:
     }
 
 
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)[.!?]\s+(?=[A-Z`(\"'])")
+_CLAUSE_END = re.compile(r"[:;] ")
+_PARENTHESES = re.compile(r" \([^()]*\)")
+
+
+def title(description: str) -> str:
+    """One sentence a viewer can show as a rule's title: the first sentence, else its main
+    clause (before the first ``:``/``;``), else that clause without parentheses, clipped at
+    a word to ``TITLE_LIMIT``."""
+    sentence = _first_sentence(description)
+    if len(sentence) <= TITLE_LIMIT:
+        return sentence
+    clause = _CLAUSE_END.split(sentence, maxsplit=1)[0].rstrip(".") + "."
+    if len(clause) > TITLE_LIMIT:
+        clause = _PARENTHESES.sub("", clause)
+    if len(clause) <= TITLE_LIMIT:
+        return clause
+    return clause[: TITLE_LIMIT - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
 def _first_sentence(text: str) -> str:
-    end = text.find(". ")
-    return text if end < 0 else text[: end + 1]
+    end = _SENTENCE_END.search(text)
+    return text if end is None else text[: end.start() + 1]
 
 
 def _clip(text: str, limit: int = GITHUB_TEXT_LIMIT) -> str:
