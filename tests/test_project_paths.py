@@ -190,7 +190,7 @@ def test_config_file_is_used_for_every_file(repo: Path) -> None:
 def test_a_missing_config_file_is_an_error(repo: Path) -> None:
     code, output = cli(repo, "check", ".", "--config", "nope.toml")
     assert code == 2
-    assert "--config nope.toml: no such file" in output
+    assert "'--config': File 'nope.toml' does not exist" in output
 
 
 def test_an_org_packs_lock_holds_under_a_nested_config(tmp_path: Path) -> None:

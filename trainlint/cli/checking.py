@@ -94,7 +94,7 @@ def print_text(console: Console, text: str) -> None:
 @click.option(
     "--config",
     "config_file",
-    type=click.Path(path_type=Path),
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
     help="Use this config file for every checked file (a .trainlint.toml, .trainlint.yaml or "
     "pyproject.toml), instead of each file's closest one.",
 )
