@@ -243,3 +243,22 @@ def test_diff_mode_with_a_nested_config_only_reports_what_changed(
     new = {f.rule for f in diff.new}
     assert "TL201" in new
     assert "TL302" not in new  # NCCL_DEBUG=INFO was there at the base too
+
+
+def test_diff_mode_counts_a_change_to_a_nested_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A nested config configures the jobs under it: ignoring TL302 there turns its finding
+    off (vanished: the fact is unchanged, so not fixed); the job is touched."""
+    root = tmp_path / "repo"
+    shutil.copytree(EXAMPLES / "llama3-sft", root / "examples" / "llama3-sft")
+    (root / ".trainlint.toml").write_text("")
+    nested = root / "examples" / "llama3-sft" / ".trainlint.toml"
+    nested.write_text("")
+    git(root, "init", "-q")
+    commit(root, "base")
+    git(root, "branch", "base")
+    monkeypatch.chdir(root)
+    nested.write_text('ignore = ["TL302"]\n')
+    diff = diff_check([Path(".")], "base", CheckOptions())
+    assert "TL302" in {f.rule for f in [*diff.fixed, *diff.vanished]}
