@@ -262,3 +262,19 @@ def test_diff_mode_counts_a_change_to_a_nested_config(
     nested.write_text('ignore = ["TL302"]\n')
     diff = diff_check([Path(".")], "base", CheckOptions())
     assert "TL302" in {f.rule for f in [*diff.fixed, *diff.vanished]}
+
+
+def test_diff_mode_sarif_resolves_its_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``check --diff --format sarif`` (the action's code-scanning upload) states its root."""
+    root = tmp_path / "repo"
+    shutil.copytree(EXAMPLES / "llama3-sft", root / "examples" / "llama3-sft")
+    set_save_steps(root, 500)
+    git(root, "init", "-q")
+    commit(root, "base")
+    git(root, "branch", "base")
+    set_save_steps(root, 10)
+    code, output = cli(root / "examples", "check", "..", "--diff", "base", "--format", "sarif")
+    assert code == 1, output
+    run = json.loads(output)["runs"][0]
+    assert run["originalUriBaseIds"] == {"%SRCROOT%": {"uri": root.resolve().as_uri() + "/"}}
+    assert "TL201" in {r["ruleId"] for r in run["results"]}

@@ -170,7 +170,7 @@ class DiffReport(BaseModel):
             {**w.model_dump(exclude={"waste_before", "severity_before"}),
              "message": worse_message(w)}) for w in self.worsened]  # fmt: skip
         return Report(findings=[*self.new, *worse], jobs=list(head.jobs), errors=errors,
-                      rules=head.rules, params=head.params)  # fmt: skip
+                      rules=head.rules, params=head.params, root=head.root)  # fmt: skip
 
 
 def worse_message(finding: Worsened) -> str:
