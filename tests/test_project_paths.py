@@ -224,19 +224,29 @@ def test_a_probe_from_a_subfolder_writes_the_measurement_check_reads(repo: Path)
     assert job.measurements["fresh"] is True
 
 
+def llama_at_base(root: Path, configs: dict[str, str]) -> Path:
+    """A git repository of the llama example with ``configs`` (path -> text), committed and
+    branched as ``base``, the job checkpointing every 500 steps (TL201 quiet)."""
+    shutil.copytree(EXAMPLES / "llama3-sft", root / "examples" / "llama3-sft")
+    for name, text in configs.items():
+        (root / name).write_text(text)
+    set_save_steps(root, 500)
+    git(root, "init", "-q")
+    commit(root, "base")
+    git(root, "branch", "base")
+    return root
+
+
+NESTED_LLAMA = "examples/llama3-sft/.trainlint.toml"
+
+
 def test_diff_mode_with_a_nested_config_only_reports_what_changed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The base revision's tree is a folder outside git: its paths must still be relative to
     its top, as the head's are to the work tree's, or every finding of a job under a nested
     config looks new."""
-    root = tmp_path / "repo"
-    shutil.copytree(EXAMPLES / "llama3-sft", root / "examples" / "llama3-sft")
-    (root / "examples" / "llama3-sft" / ".trainlint.toml").write_text("")
-    set_save_steps(root, 500)
-    git(root, "init", "-q")
-    commit(root, "base")
-    git(root, "branch", "base")
+    root = llama_at_base(tmp_path / "repo", {NESTED_LLAMA: ""})
     monkeypatch.chdir(root)
     set_save_steps(root, 10)
     diff = diff_check([Path("examples/llama3-sft")], "base", CheckOptions())
@@ -250,28 +260,16 @@ def test_diff_mode_counts_a_change_to_a_nested_config(
 ) -> None:
     """A nested config configures the jobs under it: ignoring TL302 there turns its finding
     off (vanished: the fact is unchanged, so not fixed); the job is touched."""
-    root = tmp_path / "repo"
-    shutil.copytree(EXAMPLES / "llama3-sft", root / "examples" / "llama3-sft")
-    (root / ".trainlint.toml").write_text("")
-    nested = root / "examples" / "llama3-sft" / ".trainlint.toml"
-    nested.write_text("")
-    git(root, "init", "-q")
-    commit(root, "base")
-    git(root, "branch", "base")
+    root = llama_at_base(tmp_path / "repo", {".trainlint.toml": "", NESTED_LLAMA: ""})
     monkeypatch.chdir(root)
-    nested.write_text('ignore = ["TL302"]\n')
+    (root / NESTED_LLAMA).write_text('ignore = ["TL302"]\n')
     diff = diff_check([Path(".")], "base", CheckOptions())
     assert "TL302" in {f.rule for f in [*diff.fixed, *diff.vanished]}
 
 
-def test_diff_mode_sarif_resolves_its_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_diff_mode_sarif_resolves_its_root(tmp_path: Path) -> None:
     """``check --diff --format sarif`` (the action's code-scanning upload) states its root."""
-    root = tmp_path / "repo"
-    shutil.copytree(EXAMPLES / "llama3-sft", root / "examples" / "llama3-sft")
-    set_save_steps(root, 500)
-    git(root, "init", "-q")
-    commit(root, "base")
-    git(root, "branch", "base")
+    root = llama_at_base(tmp_path / "repo", {})
     set_save_steps(root, 10)
     code, output = cli(root / "examples", "check", "..", "--diff", "base", "--format", "sarif")
     assert code == 1, output
