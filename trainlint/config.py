@@ -222,7 +222,10 @@ def common_folder(paths: Sequence[Path]) -> Path:
     folders = [
         Path(os.path.abspath(p)) if p.is_dir() else Path(os.path.abspath(p)).parent for p in paths
     ] or [Path.cwd()]
-    return Path(os.path.commonpath(folders))
+    try:
+        return Path(os.path.commonpath(folders))
+    except ValueError:  # paths on two drives (Windows): no folder holds them all
+        return Path.cwd()
 
 
 def run_config(paths: Sequence[Path]) -> RepoConfig:
