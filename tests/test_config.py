@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from trainlint.config import find_config
+from trainlint.cli import main
+from trainlint.config import find_config, load_config, project_root, run_config
 from trainlint.errors import ConfigError
 from trainlint.lint import load_jobs
 
@@ -50,6 +52,51 @@ def test_a_forced_format_reads_an_ambiguous_file(in_tmp: Path) -> None:
     jobs = {job.id: job for job in load_jobs([Path(".")])}
     assert jobs["knobs.yaml"].checkpoint.every_steps == 7  # recognised by content
     assert jobs["other.yaml"].sources[0].format == "hf-trainer"  # only because it was forced
+
+
+def test_a_nested_configs_formats_apply_to_its_files_when_checking_from_the_root(
+    in_tmp: Path,
+) -> None:
+    """Each file's formats come from its closest config, not the first path's."""
+    (in_tmp / "team").mkdir()
+    (in_tmp / "team" / "other.yaml").write_text("learning_rate: 1e-4\n")
+    (in_tmp / "team" / ".trainlint.yaml").write_text("formats: {'other.yaml': hf-trainer}\n")
+    (in_tmp / ".trainlint.yaml").write_text("{}\n")
+    jobs = {job.id: job for job in load_jobs([Path(".")])}
+    assert jobs["team/other.yaml"].sources[0].format == "hf-trainer"
+
+
+def test_config_file_follows_its_extend_chain(in_tmp: Path) -> None:
+    (in_tmp / "base.toml").write_text('ignore = ["TL301"]\n')
+    (in_tmp / "ci.toml").write_text('extend = "base.toml"\nfail-on = "error"\n')
+    config = load_config(Path("ci.toml"))
+    assert (config.ignore, config.fail_on, config.source) == (
+        ["TL301"],
+        "error",
+        in_tmp / "ci.toml",
+    )
+
+
+def test_config_file_must_hold_a_trainlint_config(in_tmp: Path) -> None:
+    (in_tmp / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    with pytest.raises(ConfigError, match=r"no \[tool.trainlint\] table in pyproject.toml"):
+        load_config(Path("pyproject.toml"))
+    with pytest.raises(ConfigError, match="no such file"):
+        load_config(in_tmp)  # a folder is no config file
+
+
+def test_config_file_cannot_be_combined_with_diff(in_tmp: Path) -> None:
+    (in_tmp / "ci.toml").write_text("")
+    result = CliRunner().invoke(main, ["check", ".", "--config", "ci.toml", "--diff", "main"])
+    assert result.exit_code == 2
+    assert "--config cannot be combined with --diff" in result.output
+
+
+def test_the_root_outside_git_without_a_config_is_the_current_folder(in_tmp: Path) -> None:
+    (in_tmp / "a").mkdir()
+    assert project_root([Path("a")], run_config([Path("a")])) == in_tmp
+    (in_tmp / "a" / ".trainlint.toml").write_text("")
+    assert project_root([Path("a")], run_config([Path("a")])) == in_tmp / "a"
 
 
 @pytest.mark.parametrize("text", ["", "- a\n- b\n", "just a string\n"])

@@ -1,6 +1,9 @@
 """Repository configuration: ``[tool.trainlint]`` in pyproject.toml, ``.trainlint.yaml`` or
-``.trainlint.toml``; the file closest to the checked path wins (ruff's rule), and ``extend``
-names a base config it inherits from (the extending file's keys win).
+``.trainlint.toml``; the file closest to each checked file configures that file (ruff's rule:
+``Configs``), and ``extend`` names a base config it inherits from (the extending file's keys
+win). The run's own config (``run_config``, the closest to the folder holding every checked
+path) gives what is one per run — packs, params, baseline, fail-on — and ``project_root`` the
+folder every reported path is relative to. ``--config FILE`` (``load_config``) replaces them all.
 
 Keys are spelled as in ruff (``extend-select``, ``per-file-ignores``; snake_case works too).
 Unknown keys are errors that name the key, the file and its line, and the closest valid key
@@ -28,8 +31,8 @@ import re
 import stat
 import sys
 import typing
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
@@ -167,6 +170,10 @@ class RepoConfig(BaseModel):
         return fnmatch.fnmatch(relative, glob) or fnmatch.fnmatch(relative, glob.replace("**/", ""))
 
 
+ReadConfigs = dict[Path, RepoConfig | None]
+"""Config files already read, by path (None: a pyproject.toml without a trainlint table)."""
+
+
 def find_config(start: Path) -> RepoConfig:
     """The closest config at or above ``start`` (a file's folder or a folder), up to the top
     of its git work tree; defaults if none."""
@@ -176,14 +183,141 @@ def find_config(start: Path) -> RepoConfig:
         for name in CONFIG_FILES:
             candidate = directory / name
             if candidate.is_file():
-                root = top or directory
-                _inside(candidate.resolve(), root, f"{candidate}: the config is a link to a file")
-                table = _read(candidate)
-                if table is not None:
-                    return _validate(_extended(table, candidate, root), candidate, root)
+                config = _config_in(candidate, top or directory)
+                if config is not None:
+                    return config
         if directory == top:
             break
     return RepoConfig()
+
+
+def _config_in(file: Path, root: Path, read: ReadConfigs | None = None) -> RepoConfig | None:
+    """The config in ``file`` (None: a pyproject.toml without one), read once per ``read``."""
+    if read is not None and file in read:
+        return read[file]
+    _inside(file.resolve(), root, f"{file}: the config is a link to a file")
+    table = _read(file)
+    config = None if table is None else _validate(_extended(table, file, root), file, root)
+    if read is not None:
+        read[file] = config
+    return config
+
+
+def load_config(path: Path) -> RepoConfig:
+    """The config in the file ``path`` itself (``--config FILE``), its ``extend`` chain
+    followed; a missing file, or a pyproject.toml without ``[tool.trainlint]``, is an error."""
+    if not path.is_file():
+        raise ConfigError(f"--config {path}: no such file")
+    file = Path(os.path.abspath(path))
+    root = repository_root(file.parent)
+    table = _read(file)
+    if table is None:
+        raise ConfigError(f"--config {path}: no [tool.trainlint] table in {file.name}")
+    return _validate(_extended(table, file, root), file, root)
+
+
+def common_folder(paths: Sequence[Path]) -> Path:
+    """The deepest folder holding every path named (a file's folder for a file), whatever
+    their order: where the run's own config is looked for."""
+    folders = [
+        Path(os.path.abspath(p)) if p.is_dir() else Path(os.path.abspath(p)).parent for p in paths
+    ] or [Path.cwd()]
+    try:
+        return Path(os.path.commonpath(folders))
+    except ValueError:  # paths on two drives (Windows): no folder holds them all
+        return Path.cwd()
+
+
+def run_config(paths: Sequence[Path]) -> RepoConfig:
+    """The config of the run: the closest to the folder holding every checked path (for one
+    path, its own closest config). It gives what is one per run (``packs``, ``params``,
+    ``baseline``, ``fail-on``); each file's selection, ignores and waivers are its own
+    closest config's (``Configs``)."""
+    return find_config(common_folder(paths))
+
+
+def project_root(paths: Sequence[Path], config: RepoConfig) -> Path:
+    """The folder every reported path is relative to, whatever the working directory: the
+    git work tree holding the checked paths, else the folder of the run's config file, else
+    the current directory. Reports, fingerprints and baselines match from any folder."""
+    top = git_top(common_folder(paths))
+    if top is not None:
+        return top
+    if config.source is not None:
+        return Path(os.path.abspath(config.source)).parent
+    return Path.cwd()
+
+
+@dataclass
+class Configs:
+    """The config of each checked file: the closest one at or above it, as ruff finds a
+    file's settings (a nested ``.trainlint.toml`` applies to the files under it), or the
+    run's config for every file when ``fixed`` (``--config FILE``). Each folder is searched
+    once and each config file read once per run."""
+
+    run: RepoConfig
+    fixed: bool = False
+    _by_folder: dict[str, RepoConfig] = field(default_factory=dict)
+    _closest_by_folder: dict[str, RepoConfig | None] = field(default_factory=dict)
+    _read: ReadConfigs = field(default_factory=dict)
+    _defaults: RepoConfig = field(default_factory=RepoConfig)
+
+    def __post_init__(self) -> None:
+        """The run's config is its file's: found again, it is the same object."""
+        if self.run.source is not None:
+            self._read[Path(os.path.realpath(self.run.source))] = self.run
+        else:
+            self._defaults = self.run
+
+    def of(self, path: str | Path) -> RepoConfig:
+        """The config that applies to the file ``path`` (relative to the working directory)."""
+        return self.run if self.fixed else self.closest(path)
+
+    def closest(self, path: str | Path) -> RepoConfig:
+        """The closest config at or above the file ``path``, even under ``--config`` (where
+        the probe keeps the file's measurements, ``measurement.measurement_root``)."""
+        folder = os.path.dirname(os.path.abspath(path))
+        found = self._by_folder.get(folder)
+        if found is None:
+            found = self._by_folder[folder] = self._find(folder)
+        return found
+
+    def _find(self, folder: str) -> RepoConfig:
+        if not os.path.isdir(folder):  # a place that is no file of the tree (``<baseline>``)
+            return self.run
+        return self._closest(os.path.realpath(folder)) or self._defaults
+
+    def _closest(self, folder: str) -> RepoConfig | None:
+        """``find_config``'s search, remembered folder by folder: a folder without a config
+        file has its parent's, up to the top of the git work tree (None: no config)."""
+        if folder in self._closest_by_folder:
+            return self._closest_by_folder[folder]
+        try:
+            names = set(os.listdir(folder))
+        except OSError:
+            names = set()
+        found = self._here(Path(folder), names)
+        parent = os.path.dirname(folder)
+        if found is None and ".git" not in names and parent != folder:
+            found = self._closest(parent)
+        self._closest_by_folder[folder] = found
+        return found
+
+    def _here(self, folder: Path, names: set[str]) -> RepoConfig | None:
+        """The config of a file in ``folder`` itself (whose entries are ``names``)."""
+        for name in CONFIG_FILES:
+            candidate = folder / name
+            if name in names and candidate.is_file():
+                config = _config_in(candidate, git_top(folder) or folder, self._read)
+                if config is not None:
+                    return config
+        return None
+
+    def used(self) -> list[RepoConfig]:
+        """The run's config, then every other config a file was given, by file."""
+        others = {id(c): c for c in self._by_folder.values() if c is not self.run}
+        nested = sorted(others.values(), key=lambda c: str(c.source or ""))
+        return [self.run, *nested]
 
 
 def repository_root(folder: Path) -> Path:

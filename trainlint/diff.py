@@ -13,8 +13,8 @@ before → after. Decisions (see docs/diff.md):
   pre-commit hook it is the change about to be committed.
 - The base is read through git, never checked out: its blobs are written into a temporary
   folder (``git ls-tree`` + ``git cat-file --batch``), and the normal check runs there.
-- Each revision is checked under **its own** repo config, as ``trainlint check`` on a checkout
-  of it would; a change to the config file touches every job.
+- Each revision is checked under **its own** repo configs, as ``trainlint check`` on a checkout
+  of it would; a change to a config file touches every job with a file under it.
 - A job is touched when one of its source files changed; it is identified by its entry file
   relative to the repository root, and every path in the report is repo-relative.
 - Findings are matched by rule, job, file and fingerprint (line-independent), as multisets.
@@ -35,7 +35,7 @@ from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 from trainlint.assemble import assemble
-from trainlint.config import find_config
+from trainlint.config import Configs, find_config
 from trainlint.discover import EXCLUDED_DIRS, discover
 from trainlint.errors import ConfigError
 from trainlint.findings import Finding, fingerprint, sort_key, worsened
@@ -286,12 +286,21 @@ def _touched(tree: Path, targets: Sequence[str], changed: set[str]) -> set[str]:
         paths = _existing(targets)
         if not paths:
             return set()
-        config = find_config(paths[0])
-        jobs = assemble(discover(paths), Workspace(config=config))
-        source = _relative(config.source, tree) if config.source else None
-    everything = source in changed
-    return {job.id for job in jobs if everything or any(_norm(s.path) in changed
-                                                          for s in job.sources)}  # fmt: skip
+        configs = Configs(find_config(paths[0]))
+        jobs = assemble(discover(paths), Workspace(config=configs.run, configs=configs))
+        run = configs.run.source
+        if run is not None and _relative(run, tree) in changed:  # it may be extended
+            return {job.id for job in jobs}
+        by_config = {job.id for job in jobs if _configs_of(job, configs, tree) & changed}
+    return by_config | {job.id for job in jobs if any(_norm(s.path) in changed
+                                                       for s in job.sources)}  # fmt: skip
+
+
+def _configs_of(job: Job, configs: Configs, tree: Path) -> set[str]:
+    """The config files (repo-relative) that configure a job's files: each file's closest,
+    so a change to a nested ``.trainlint.toml`` touches the jobs under it."""
+    sources = (configs.of(source.path).source for source in job.sources)
+    return {_relative(source, tree) for source in sources if source is not None}
 
 
 def _evaluate(tree: Path, targets: Sequence[str], ids: set[str], options: CheckOptions) -> Report:
@@ -305,7 +314,7 @@ def _evaluate(tree: Path, targets: Sequence[str], ids: set[str], options: CheckO
         files = sorted({s.path for job in jobs for s in job.sources if Path(s.path).exists()})
         if not files:
             return Report()
-        report = check([Path(f) for f in files], replace(options, config=config))
+        report = check([Path(f) for f in files], replace(options, config=config, root=tree))
     report.jobs = [job for job in report.jobs if job.id in ids]
     return report
 

@@ -80,7 +80,8 @@ class Candidates(list[Path]):
 
 
 def discover(paths: Iterable[Path], exclude: Iterable[Path] = ()) -> Candidates:
-    """Candidate files, sorted, each file once however it was named (``a`` and ``$PWD/a``).
+    """Candidate files, sorted, each file once however it was named (``a`` and ``$PWD/a``, a
+    symlink and its target: the name first in walk order, ``_keep``).
 
     Files named explicitly are always candidates, and so is anything else named explicitly
     that is not a directory (a FIFO, a device, a symlink loop): ``read_file`` reports it as
@@ -100,11 +101,27 @@ def discover(paths: Iterable[Path], exclude: Iterable[Path] = ()) -> Candidates:
     for path in named:
         if path.is_dir():
             for candidate, real in walk.files(path):
-                found.setdefault(real, candidate)
+                _keep(found, real, candidate)
         elif os.path.lexists(path):
-            found.setdefault(resolved(path), path)
+            _keep(found, resolved(path), path)
     kept = sorted(path for real, path in found.items() if real not in own)
     return Candidates(kept, unread=walk.unread, roots=walk.roots)
+
+
+def _keep(found: dict[Path, Path], real: Path, name: Path) -> None:
+    """Record ``name`` for the file ``real``; of two names of one file (a symlink and its
+    target, a file named and walked) the first in walk order is kept, whatever order the
+    paths were named in, so job ids do not depend on it."""
+    held = found.get(real)
+    if held is None or _walk_order(name) < _walk_order(held):
+        found[real] = name
+
+
+def _walk_order(path: Path) -> tuple[tuple[int, str], ...]:
+    """A path's place in a walk of its top folder: a folder's files before its sub-folders,
+    each by name (``_Walk.files``)."""
+    *folders, name = path.parts or ("",)
+    return (*((1, folder) for folder in folders), (0, name))
 
 
 _RESOLVED: dict[Path, Path] = {}

@@ -13,7 +13,7 @@ import dataclasses
 import datetime
 import os
 from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from typing import Any
 from trainlint import engine as engines
 from trainlint import suppress
 from trainlint.assemble import assemble
-from trainlint.config import RepoConfig, find_config
+from trainlint.config import Configs, RepoConfig, project_root, run_config
 from trainlint.conftest_compat import FileMode, FileModeOptions, conftest_rule_ids
 from trainlint.conftest_input import InputError
 from trainlint.discover import discover
@@ -30,7 +30,7 @@ from trainlint.estimate import EstimateParams, RuleLimits, estimate
 from trainlint.files import outcomes, unsupported_input
 from trainlint.findings import Finding, Severity, make_finding, selected, sort_key
 from trainlint.job import Job, Location, SourceFile
-from trainlint.measurement import attach_measurements, measurement_root
+from trainlint.measurement import attach_measurements
 from trainlint.packs import Pack, RuleMeta, with_rego_v0
 from trainlint.packs.layering import Violation
 from trainlint.parallel import (
@@ -45,6 +45,7 @@ from trainlint.read import Workspace, display
 from trainlint.results import FileOutcome, Report, RunError
 from trainlint.sources.base import Document, Skipped
 from trainlint.sources.structured import KeyPath
+from trainlint.workdir import at_root, working_directory
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,7 +66,14 @@ class CheckOptions:
     packs: Sequence[str] = ()
     """Org packs named outside the repository (``--pack``): the repo config cannot remove them."""
     config: RepoConfig | None = None
-    """The repo config; None finds the one of the first path."""
+    """The run's config (``packs``, ``params``, ``baseline``, ``fail-on``); None finds the
+    closest to the folder holding every path (``config.run_config``). Each file's selection,
+    ignores, waivers and formats are its own closest config's, unless ``one_config``."""
+    one_config: bool = False
+    """``config`` applies to every file (``--config FILE``): no per-file discovery."""
+    root: Path | None = None
+    """The folder reported paths are relative to (None: ``config.project_root``'s choice, the
+    git work tree); for a folder checked as a repository of its own inside another."""
     baseline: Path | None = None
     """Findings recorded in this file do not count (default: the config's baseline)."""
     today: datetime.date | None = None
@@ -150,33 +158,63 @@ class Loaded:
     """Every file read, by resolved path (the workspace's): where suppressions find comments."""
 
 
-def load(
+def load(  # noqa: PLR0913 - the library call: paths, pack, config, then keyword-only options
     paths: Sequence[Path],
     pack: Pack | None = None,
-    config: RepoConfig | None = None,
+    config: RepoConfig | Configs | None = None,
     *,
     workers: int | None = None,
     exclude: Sequence[Path] = (),
+    root: Path | None = None,
 ) -> Loaded:
     """Discover, parse and assemble the jobs under ``paths``, with their estimates filled
     from the pack's ``params.estimate`` assumptions, their suggestions within its rules'
     thresholds (``RuleLimits``). Files are parsed in ``workers``
     processes (default: ``parallel.worker_count``'s choice for the number of files);
-    ``exclude`` names trainlint's own files (the report being written, the baseline)."""
-    missing = [str(p) for p in paths if not os.path.lexists(p)]  # a symlink loop is TL901
-    if missing:
-        raise ConfigError(f"path does not exist: {', '.join(missing)}")
-    config = config or find_config(paths[0])
-    pack = pack or load_policy(config).pack
+    ``exclude`` names trainlint's own files (the report being written, the baseline).
+    Paths in the result are relative to ``root`` (default: ``config.project_root``)."""
+    _refuse_missing(paths)
+    configs = config if isinstance(config, Configs) else Configs(config or run_config(paths))
+    pack = pack or load_policy(configs.run).pack
+    own = [Path(os.path.abspath(path)) for path in exclude]
+    with at_root(root or project_root(paths, configs.run), paths) as local:
+        return _load(local, pack, configs, workers, own)
+
+
+def _load(
+    paths: Sequence[Path], pack: Pack, configs: Configs, workers: int | None, own: Sequence[Path]
+) -> Loaded:
+    """``load`` from the project root, ``paths`` named from it; ``own``: trainlint's files."""
     params, limits = EstimateParams.of(pack.data, pack.name), RuleLimits.of(pack.data)
-    found = discover(paths, exclude=exclude)
-    space = Workspace(config=config)
+    found = discover(paths, exclude=own)
+    space = Workspace(config=configs.run, configs=configs)
     read_documents(found, space, worker_count(len(found), workers))
     jobs = assemble(found, space)
-    attach_measurements(jobs, measurement_root(paths[0]))  # first: estimates use them
+    for folder, measured in _by_measurement_root(jobs, configs).items():  # estimates use them
+        attach_measurements(measured, folder)
     for job in jobs:
         job.estimates = estimate(job, params, limits)
     return Loaded(jobs, outcomes(found, space, jobs), space.documents)
+
+
+def _by_measurement_root(jobs: Sequence[Job], configs: Configs) -> dict[Path, list[Job]]:
+    """The jobs by the folder their probe measurements are under: the one ``trainlint probe``
+    writes to for the job's entry file (``measurement.measurement_root``: the folder of its
+    closest config, else its own), whatever paths the check was given."""
+    grouped: dict[Path, list[Job]] = {}
+    for job in jobs:
+        config = configs.closest(job.id)
+        folder = (
+            config.root if config.source is not None else Path(job.id).absolute().parent.resolve()
+        )
+        grouped.setdefault(folder, []).append(job)
+    return grouped
+
+
+def _refuse_missing(paths: Sequence[Path]) -> None:
+    missing = [str(p) for p in paths if not os.path.lexists(p)]  # a symlink loop is TL901
+    if missing:
+        raise ConfigError(f"path does not exist: {', '.join(missing)}")
 
 
 def load_jobs(
@@ -198,15 +236,20 @@ def check(paths: Sequence[Path], options: CheckOptions | None = None) -> Report:
     format reads. The report is the same for any number of ``workers``.
     """
     options = options or CheckOptions()
+    _refuse_missing(paths)
     plan = _plan(paths, options)
     own = [*options.exclude, *([plan.baseline] if plan.baseline is not None else [])]
-    loaded = load(paths, plan.pack, plan.config, workers=options.workers, exclude=own)
-    report = _evaluate(loaded, plan, options)
-    if plan.files is not None:
-        _check_files(report, loaded, plan.files)
-    suppressions = _suppress(report, loaded.documents, plan, options)
-    report.findings += _governance(report, plan, suppressions)
+    loaded = load(paths, plan.pack, plan.configs, workers=options.workers, exclude=own,
+                  root=plan.root)  # fmt: skip
+    with working_directory(plan.root):  # where the report's paths are relative to
+        plan = _nested_configs(plan, loaded.files)
+        report = _evaluate(loaded, plan, options)
+        if plan.files is not None:
+            _check_files(report, loaded, plan.files)
+        suppressions = _suppress(report, loaded.documents, plan, options)
+        report.findings += _governance(report, plan, suppressions)
     report.findings.sort(key=sort_key)
+    report.root = plan.root
     return report
 
 
@@ -215,22 +258,49 @@ class RunPlan:
     """What a check run evaluates with, settled before any file is read. (What to do with a
     pull request's comment is ``comment.sticky.Plan``.)"""
 
-    config: RepoConfig
+    configs: Configs
+    """The run's config and each file's (the closest to it, or the run's with ``--config``)."""
     policy: Policy
-    selection: Selection
+    selectors: Selectors
     conftest_ids: tuple[str, ...]
-    known: suppress.Known
+    known: suppress.KnownRules
     violations: tuple[PlacedViolation, ...]
-    """Attempts to loosen an org pack's locks in the pack layers and the repo config (TL906)."""
+    """Attempts to loosen an org pack's locks in the pack layers and the repo configs (TL906)."""
     engine: engines.Engine
     """Compiled once, for the jobs evaluated in this process and the run-level rules."""
     baseline: Path | None
+    root: Path
+    """The project root (``config.project_root``): every path reported is relative to it."""
     files: FileMode | None = None
     """Conftest mode's policies, compiled once (``--conftest``)."""
 
     @property
+    def config(self) -> RepoConfig:
+        return self.configs.run
+
+    @property
     def pack(self) -> Pack:
         return self.policy.pack
+
+    @property
+    def selection(self) -> Selection:
+        """The run's config's selection, under the command line's."""
+        return self.selection_of(self.configs.run)
+
+    def selection_of(self, config: RepoConfig) -> Selection:
+        """A config's selection under the command line's (``--select`` replaces each's)."""
+        cli = self.selectors
+        return Selection.resolve(
+            config, cli.select, cli.extend_select, cli.ignore, self.policy.rule_packs
+        )
+
+    def runs_in(self, rule: RuleMeta, file: str) -> bool:
+        """``runs`` for a finding in ``file``: under the selection of that file's config."""
+        return self._runs(rule, self.selection_of(self.configs.of(file)))
+
+    def runs_anywhere(self, rule: RuleMeta) -> bool:
+        """Whether the rule runs for the files of some config of the run."""
+        return any(self._runs(rule, self.selection_of(c)) for c in self.configs.used())
 
     @cached_property
     def rules(self) -> dict[str, RuleMeta]:
@@ -240,17 +310,29 @@ class RunPlan:
     def runs(self, rule: RuleMeta) -> bool:
         """Selected, locked by an org pack (a locked rule cannot be turned off), or always
         reported (TL906, whatever ``select``, ``--select`` or ``ignore`` say)."""
+        return self._runs(rule, self.selection)
+
+    def _runs(self, rule: RuleMeta, selection: Selection) -> bool:
         return (
             _package(rule) in ALWAYS_REPORTED
-            or self.selection.runs(rule.id, rule.slug)
+            or selection.runs(rule.id, rule.slug)
             or self.policy.locks.rule(rule.id) is not None
         )
 
     def ran(self, code: str) -> bool:
         """Whether a suppression's code names a rule that ran: an ignore of a rule left out
-        by the selection is not unused."""
-        ran = any(self.runs(rule) and _names(rule, code) for rule in self.pack.rules)
+        by every config's selection is not unused."""
+        ran = any(self.runs_anywhere(rule) and _names(rule, code) for rule in self.pack.rules)
         return ran or code in self.conftest_ids
+
+
+@dataclass(frozen=True)
+class Selectors:
+    """The command line's ``--select``, ``--extend-select`` and ``--ignore``."""
+
+    select: Sequence[str] | None = None
+    extend_select: Sequence[str] = ()
+    ignore: Sequence[str] = ()
 
 
 def _plan(paths: Sequence[Path], options: CheckOptions) -> RunPlan:
@@ -258,10 +340,11 @@ def _plan(paths: Sequence[Path], options: CheckOptions) -> RunPlan:
     the engine; the baseline is ``options``' or the config's."""
     config = options.config
     if config is None:
-        config = find_config(paths[0]) if paths else RepoConfig()
+        config = run_config(paths) if paths else RepoConfig()
     policy = load_policy(config, options.pack, offline=options.offline, required=options.packs)
     if options.rego_v0:
         policy = dataclasses.replace(policy, pack=with_rego_v0(policy.pack))
+    selectors = Selectors(options.select, options.extend_select, options.ignore)
     selection = Selection.resolve(
         config, options.select, options.extend_select, options.ignore, policy.rule_packs
     )
@@ -274,9 +357,25 @@ def _plan(paths: Sequence[Path], options: CheckOptions) -> RunPlan:
     violations = (*policy.violations, *_deselected_locks(config, policy))
     engine = engines.create_engine(options.engine_name, policy.pack, opa_url=options.opa_url)
     baseline = options.baseline or (config.root / config.baseline if config.baseline else None)
-    return RunPlan(
-        config, policy, selection, tuple(conftest), known, violations, engine, baseline, files
-    )
+    baseline = Path(os.path.abspath(baseline)) if baseline is not None else None
+    configs = Configs(config, fixed=options.one_config)
+    root = options.root or (project_root(paths, config) if paths else Path.cwd())
+    root = Path(os.path.abspath(root))
+    return RunPlan(configs, policy, selectors, tuple(conftest), known, violations, engine,
+                   baseline, root, files)  # fmt: skip
+
+
+def _nested_configs(plan: RunPlan, files: Sequence[FileOutcome]) -> RunPlan:
+    """The plan with every file's config known (read from the project root): each nested
+    config's selectors checked like the run's, and its attempts to turn a locked rule off
+    added to the lock violations (TL906): an org pack's locks hold under every config."""
+    for outcome in files:
+        plan.configs.of(outcome.path)
+    violations = list(plan.violations)
+    for config in plan.configs.used()[1:]:
+        _refuse_unknown_in_config(config, plan.known)
+        violations += _deselected_locks(config, plan.policy)
+    return replace(plan, violations=tuple(violations))
 
 
 def _file_mode(options: CheckOptions) -> FileMode | None:
@@ -304,10 +403,10 @@ def _check_files(report: Report, loaded: Loaded, files: FileMode) -> None:
 def _evaluate(loaded: Loaded, plan: RunPlan, options: CheckOptions) -> Report:
     """Run the selected rules on each loaded job (trainlint's own files were excluded from
     loading); TL907 on the run's files."""
-    running = tuple(rule for rule in plan.pack.rules if plan.runs(rule))
+    running = tuple(rule for rule in plan.pack.rules if plan.runs_anywhere(rule))
     params = plan.pack.data.get("trainlint", {}).get("params", {})
     report = Report(jobs=loaded.jobs, rules=running, params=params, files=loaded.files)
-    reported = {p for p, rule in plan.rules.items() if p not in GOVERNANCE and plan.runs(rule)}
+    reported = {_package(rule) for rule in running if _package(rule) not in GOVERNANCE}
     for job, evaluation in zip(report.jobs, _evaluations(report.jobs, plan, options), strict=True):
         if evaluation.error is not None:
             report.errors.append(RunError(job=job.id, message=evaluation.error))
@@ -315,7 +414,8 @@ def _evaluate(loaded: Loaded, plan: RunPlan, options: CheckOptions) -> Report:
             report.findings += _job_findings(job, evaluation, plan, reported - {UNSUPPORTED})
     if UNSUPPORTED in reported:
         rule = plan.rules[UNSUPPORTED]
-        report.findings += _unsupported(report, plan.engine, rule, options.strict)
+        found = _unsupported(report, plan.engine, rule, options.strict)
+        report.findings += [f for f in found if plan.runs_in(rule, f.file)]
     return report
 
 
@@ -338,7 +438,8 @@ def _job_findings(
     for package, raws in evaluation.results.items():
         if package in packages:
             rule = plan.rules[package]
-            findings += [make_finding(job, rule.id, rule.slug, rule.severity, raw) for raw in raws]
+            made = [make_finding(job, rule.id, rule.slug, rule.severity, raw) for raw in raws]
+            findings += [finding for finding in made if plan.runs_in(rule, finding.file)]
     return findings
 
 
@@ -351,7 +452,7 @@ def _suppress(
     findings = _unique(sorted(report.findings, key=sort_key))
     files = [s.path for job in report.jobs for s in job.sources] + [f.file for f in findings]
     suppressions = suppress.collect(
-        files, documents, plan.config, plan.known, plan.baseline, options.today,
+        files, documents, plan.configs, plan.known, plan.baseline, options.today,
         plan.policy.locks, verified=options.approved_by,
     )  # fmt: skip
     report.findings = suppressions.apply(findings)

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from trainlint.config import RepoConfig
+from trainlint.config import Configs, RepoConfig
 from trainlint.discover import (
     Candidates,
     NotRegularFile,
@@ -35,7 +35,8 @@ from trainlint.sources.structured import MAX_BYTES
 
 
 def display(path: Path) -> str:
-    """Paths as users see them: relative to the current directory, symlinks kept as named."""
+    """Paths as reported: relative to the current directory, symlinks kept as named (a check
+    runs from its project root, ``workdir.at_root``, so these are root-relative)."""
     try:
         return Path(os.path.relpath(os.path.abspath(path))).as_posix()
     except ValueError:  # another drive (Windows)
@@ -53,14 +54,17 @@ class Workspace:
 
     root: Path = field(default_factory=Path.cwd)
     config: RepoConfig = field(default_factory=RepoConfig)
+    configs: Configs | None = None
+    """Each file's config (its ``formats``); None: ``config`` for every file."""
     documents: dict[Path, Document | Skipped] = field(default_factory=dict)
     roots: tuple[Path, ...] = ()
 
     def load(self, path: Path) -> Document | Skipped:
         key = resolved(path)
         if key not in self.documents:
+            config = self.configs.of(path) if self.configs is not None else self.config
             try:
-                forced = self.config.forced_format(path)
+                forced = config.forced_format(path)
             except (OSError, RuntimeError):  # a symlink loop: read_file reports it
                 forced = None
             self.documents[key] = read_file(path, forced)

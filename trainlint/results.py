@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
@@ -59,6 +60,8 @@ class Report:
     fail_on: Severity = "warning"
     """``--fail-on``: the lowest severity that sets the exit code, so reports that gate (JUnit
     failures) count the same findings as the exit code."""
+    root: Path | None = None
+    """The project root (absolute) every path in the report is relative to; None: unknown."""
 
 
 # -- diff mode ---------------------------------------------------------------------------------
@@ -167,7 +170,7 @@ class DiffReport(BaseModel):
             {**w.model_dump(exclude={"waste_before", "severity_before"}),
              "message": worse_message(w)}) for w in self.worsened]  # fmt: skip
         return Report(findings=[*self.new, *worse], jobs=list(head.jobs), errors=errors,
-                      rules=head.rules, params=head.params)  # fmt: skip
+                      rules=head.rules, params=head.params, root=head.root)  # fmt: skip
 
 
 def worse_message(finding: Worsened) -> str:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from trainlint.config import RepoConfig, Waiver
+from trainlint.config import Configs, RepoConfig, Waiver
 from trainlint.discover import resolved
 from trainlint.errors import ConfigError
 from trainlint.findings import Finding, Suppression, Waste, selected, waste_grew
@@ -141,7 +141,8 @@ class Suppressions:
     """Everything that can suppress a finding in one run; nothing here changes once collected."""
 
     inline: Mapping[str, tuple[InlineIgnore, ...]] = field(default_factory=dict)
-    config: RepoConfig = field(default_factory=RepoConfig)
+    configs: Configs = field(default_factory=lambda: Configs(RepoConfig(), fixed=True))
+    """Each file's config: its per-file-ignores and waivers apply to the file's findings."""
     baseline: tuple[BaselineEntry, ...] = ()
     baseline_path: Path | None = None
     problems: tuple[Problem, ...] = ()
@@ -212,8 +213,9 @@ class Suppressions:
                 if all(ran(code) for code in ignore.codes)
                 and not any(ignore.covers(f) for f in by_file.get(file, []))
             ]
-        for index, waiver in enumerate(self.config.waivers):
-            problems += self._waiver_problems(index, waiver, findings, ran)
+        for config in self.configs.used():
+            for index, waiver in enumerate(config.waivers):
+                problems += self._waiver_problems(config, index, waiver, findings, ran)
         absorbed = set(self._absorbed(findings))
         baseline = display(self.baseline_path) if self.baseline_path else "<baseline>"
         problems += [
@@ -227,14 +229,19 @@ class Suppressions:
         return problems
 
     def _waiver_problems(
-        self, index: int, waiver: Waiver, findings: Sequence[Finding], ran: Known
+        self,
+        config: RepoConfig,
+        index: int,
+        waiver: Waiver,
+        findings: Sequence[Finding],
+        ran: Known,
     ) -> list[Problem]:
-        where = waiver_location(self.config, index)
+        where = waiver_location(config, index)
         if _expired(waiver, self.today):
             assert waiver.expires is not None
             detail = f"waiver for {waiver.rule} on {waiver.path!r} expired on "
             return [Problem("waiver", "expired", detail + waiver.expires.isoformat(), where)]
-        if ran(waiver.rule) and not any(self._waives(waiver, f) for f in findings):
+        if ran(waiver.rule) and not any(self._waives(config, waiver, f) for f in findings):
             detail = f"waiver for {waiver.rule} on {waiver.path!r} matches no finding"
             return [Problem("waiver", "unused", detail, where)]
         return []
@@ -255,28 +262,33 @@ class Suppressions:
         ]  # fmt: skip
 
     def _per_file(self, finding: Finding) -> list[Hit]:
-        source = _config_name(self.config)
+        config = self.configs.of(finding.file)
+        source = _config_name(config)
         return [
             Hit(Suppression(kind="per-file-ignores", reason=f"per-file-ignores {glob!r}",
                             source=source),
-                config_location(self.config, ("per-file-ignores", glob)))
-            for glob, codes in self.config.per_file_ignores.items()
-            if self.config.matches(glob, finding.file) and _covers(codes, finding)
+                config_location(config, ("per-file-ignores", glob)))
+            for glob, codes in config.per_file_ignores.items()
+            if config.matches(glob, finding.file) and _covers(codes, finding)
         ]  # fmt: skip
 
     def _waivers(self, finding: Finding) -> list[Hit]:
+        config = self.configs.of(finding.file)
         return [
             Hit(Suppression(kind="waiver", reason=waiver.reason, approved_by=waiver.approved_by,
                             expires=waiver.expires.isoformat() if waiver.expires else None,
-                            source=_config_name(self.config)),
-                waiver_location(self.config, index))
-            for index, waiver in enumerate(self.config.waivers)
-            if self._waives(waiver, finding)
+                            source=_config_name(config)),
+                waiver_location(config, index))
+            for index, waiver in enumerate(config.waivers)
+            if self._waives(config, waiver, finding)
         ]  # fmt: skip
 
-    def _waives(self, waiver: Waiver, finding: Finding) -> bool:
+    def _waives(self, config: RepoConfig, waiver: Waiver, finding: Finding) -> bool:
+        """Whether the waiver of ``config`` covers the finding: the finding's file is under
+        that config (it is the file's closest) and the waiver's path matches it."""
         return (not _expired(waiver, self.today) and _covers([waiver.rule], finding)
-                and self.config.matches(waiver.path, finding.file))  # fmt: skip
+                and self.configs.of(finding.file) is config
+                and config.matches(waiver.path, finding.file))  # fmt: skip
 
     def _baseline(self, finding: Finding, entry: int | None) -> list[Hit]:
         """The entry ``finding`` absorbs, unless the finding outgrew it (the entry is still
@@ -309,7 +321,7 @@ class Suppressions:
 def collect(  # noqa: PLR0913 - builds Suppressions, one argument per input
     files: Iterable[str],
     documents: Mapping[Path, Document | Skipped],
-    config: RepoConfig,
+    config: RepoConfig | Configs,
     known: Known,
     baseline_path: Path | None = None,
     today: datetime.date | None = None,
@@ -320,23 +332,33 @@ def collect(  # noqa: PLR0913 - builds Suppressions, one argument per input
     """Every suppression that applies to a run over ``files`` (paths as reported), their
     inline ignores read from ``documents`` (what the run read, by resolved path);
     ``verified``: who approved the change, as the CI platform verified it (None: unknown)."""
+    configs = config if isinstance(config, Configs) else Configs(config, fixed=True)
     inline: dict[str, tuple[InlineIgnore, ...]] = {}
     problems: list[Problem] = []
     for file in sorted(set(files)):
+        configs.of(file)  # every file's config is known before its waivers are checked
         ignores, malformed = inline_ignores(file, _trainlint_lines(file, documents), known)
         if ignores:
             inline[file] = tuple(ignores)
         problems += malformed
-    for index, waiver in enumerate(config.waivers):
-        if not known(waiver.rule):
-            detail = f"waiver names unknown rule {waiver.rule!r}{_hint(known, waiver.rule)}"
-            problems.append(Problem("waiver", "malformed", detail, waiver_location(config, index)))
+    problems += [problem for each in configs.used() for problem in _malformed_waivers(each, known)]
     return Suppressions(
-        inline=inline, config=config, problems=tuple(problems),
+        inline=inline, configs=configs, problems=tuple(problems),
         baseline=tuple(read_baseline(baseline_path)) if baseline_path is not None else (),
         baseline_path=baseline_path, today=today or datetime.date.today(),
         locks=locks or Locks(), verified=None if verified is None else frozenset(verified),
     )  # fmt: skip
+
+
+def _malformed_waivers(config: RepoConfig, known: Known) -> list[Problem]:
+    """The waivers of ``config`` that name no rule of the pack."""
+    return [
+        Problem("waiver", "malformed",
+                f"waiver names unknown rule {waiver.rule!r}{_hint(known, waiver.rule)}",
+                waiver_location(config, index))
+        for index, waiver in enumerate(config.waivers)
+        if not known(waiver.rule)
+    ]  # fmt: skip
 
 
 def _trainlint_lines(file: str, documents: Mapping[Path, Document | Skipped]) -> tuple[Line, ...]:

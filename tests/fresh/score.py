@@ -60,10 +60,10 @@ def names() -> list[str]:
 
 def run(name: str) -> tuple[list[Any], list[Any]]:
     """trainlint's jobs and findings on one repository folder, paths relative to its root."""
-    from trainlint.lint import check
+    from trainlint.lint import CheckOptions, check
 
-    with working_directory(REPOS / name):
-        report = check([Path(".")])
+    with working_directory(REPOS / name):  # a repository of its own, inside trainlint's
+        report = check([Path(".")], CheckOptions(root=Path(".")))
     findings = [f for f in report.findings if f.suppression is None]
     return report.jobs, findings
 

@@ -92,6 +92,13 @@ def print_text(console: Console, text: str) -> None:
     "(one check feeds annotations, SARIF and the PR comment); repeatable.",
 )
 @click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Use this config file for every checked file (a .trainlint.toml, .trainlint.yaml or "
+    "pyproject.toml), instead of each file's closest one.",
+)
+@click.option(
     "--fail-on",
     type=click.Choice(["error", "warning", "info"]),
     default=None,
@@ -246,12 +253,13 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     strict: bool = False,
     packs: tuple[str, ...] = (),
     approved_by: str | None = None,
+    config_file: Path | None = None,
     rego_v0: bool = False,
     conftest_dir: Path | None = None,
 ) -> None:
     """Check the training jobs under PATHS (default: the current directory). A click command
     takes each option as a parameter; the check's own go into one ``CheckOptions``."""
-    from trainlint.config import find_config
+    from trainlint.config import load_config, run_config
     from trainlint.lint import CheckOptions
 
     _check_engine(engine_name, opa_url)
@@ -259,19 +267,21 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
                       statistics=statistics)  # fmt: skip
     _check_statistics(out, diff_base, write_baseline)
     targets = list(paths) or [Path(".")]
-    config = find_config(targets[0])
+    config = load_config(config_file) if config_file is not None else run_config(targets)
     threshold = cast("Severity", fail_on or config.fail_on or "warning")
     options = CheckOptions(
         engine_name=engine_name, opa_url=opa_url, select=split_values(select) or None,
         extend_select=split_values(extend_select), ignore=split_values(ignore),
         baseline=baseline, namespaces=split_values(namespaces), all_namespaces=all_namespaces,
         offline=offline, workers=workers, strict=strict, packs=_pack_values(packs),
-        approved_by=_names(approved_by), rego_v0=rego_v0,
+        approved_by=_names(approved_by), rego_v0=rego_v0, one_config=config_file is not None,
         conftest=conftest_dir.resolve() if conftest_dir else None,  # same policies in --diff
     )  # fmt: skip
     if diff_base is not None:
-        if write_baseline is not None:
-            raise ConfigError("--write-baseline cannot be combined with --diff")
+        if write_baseline is not None or config_file is not None:
+            flag = "--write-baseline" if write_baseline is not None else "--config"
+            raise ConfigError(f"{flag} cannot be combined with --diff (each revision is "
+                              "checked under its own configs)")  # fmt: skip
         sys.exit(_exit_code(check_diff(targets, diff_base, options, out, threshold), exit_zero))
     own = [p for p in (output, write_baseline, baseline) if p is not None]
     own += [path for _, path in out.also]

@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from trainlint.config import project_root, run_config
 from trainlint.errors import TrainlintError
 from trainlint.job import Job
 from trainlint.measurement import (
@@ -41,6 +42,7 @@ from trainlint.measurement import (
 from trainlint.probe import launch
 from trainlint.probe.hooks import step as step
 from trainlint.probe.result import Measurement, Workload
+from trainlint.workdir import at_root
 
 __all__ = ["ProbeError", "probe", "select_job", "workload"]
 
@@ -384,46 +386,49 @@ def probe(  # noqa: PLR0913 - the library face of `trainlint probe`: one keyword
     if warmup < 0 or steps < 1:
         raise ProbeError("--warmup must be >= 0 and --steps >= 1")
     length = launch.RunLength(warmup, steps, timeout_s)
-    job = select_job(load_jobs([job_path]), job_path)
-    job_size = gpus or job_world_size(job)
-    info = detect()
-    kind, available = _machine(device, info)
-    sizes, notes = plan_sizes(world_sizes, job_size, kind, available)
-    root = measurement_root(job_path)
-    target = (out / measurement_path(job, root).name) if out else measurement_path(job, root)
-    work: Workload | None = None
-    if mode == "entrypoint":
-        results = _entrypoint_runs(job, sizes, length, progress)
-    elif mode == "synthetic":
-        work, more = workload(job, overrides)
-        notes += more + (_cpu_notes(work) if kind == "cpu" else [])
-        results = _synthetic_runs(work, sizes, length, kind, progress)
-    else:
-        raise ProbeError(f"unknown mode {mode!r}: synthetic or entrypoint")
-    hardware = _reported_hardware(results)
-    scaling(results)
-    if "1" not in results:
-        notes.append("no measurement at world size 1: scaling efficiency unknown")
-    if work is not None and kind == "cpu":  # what the worker ran on CPU (see synthetic.py)
-        work = work.model_copy(update={"precision": "fp32", "parallelism": "ddp"})
-    if hardware is None:  # entrypoint mode: the job's ranks do not report it
-        hardware = info["gpu"] if kind == "cuda" else info["cpu"]
-    waits = [e["data_wait_fraction"] for e in results.values()
-             if isinstance(e.get("data_wait_fraction"), int | float)]  # fmt: skip
-    measurement = Measurement.model_validate(
-        {
-            "fingerprint": fingerprint(job),
-            "fields": fingerprint_fields(job),
-            "measured_at": _now(),
-            "trainlint_version": __version__,
-            "mode": mode,
-            "job": job.id,
-            "hardware": hardware,
-            "workload": work.model_dump() if work else None,
-            "data_wait_fraction": max(waits) if waits else None,
-            "world_sizes": results,
-            "notes": notes,
-        }
-    )
-    write_atomic(target, measurement.model_dump_json(indent=2, exclude_none=False) + "\n")
-    return target, measurement
+    out = Path(os.path.abspath(out)) if out is not None else None
+    top = project_root([job_path], run_config([job_path]))  # where job ids are relative to
+    with at_root(top, [job_path]) as [local]:
+        job = select_job(load_jobs([local]), local)
+        job_size = gpus or job_world_size(job)
+        info = detect()
+        kind, available = _machine(device, info)
+        sizes, notes = plan_sizes(world_sizes, job_size, kind, available)
+        root = measurement_root(local)
+        target = (out / measurement_path(job, root).name) if out else measurement_path(job, root)
+        work: Workload | None = None
+        if mode == "entrypoint":
+            results = _entrypoint_runs(job, sizes, length, progress)
+        elif mode == "synthetic":
+            work, more = workload(job, overrides)
+            notes += more + (_cpu_notes(work) if kind == "cpu" else [])
+            results = _synthetic_runs(work, sizes, length, kind, progress)
+        else:
+            raise ProbeError(f"unknown mode {mode!r}: synthetic or entrypoint")
+        hardware = _reported_hardware(results)
+        scaling(results)
+        if "1" not in results:
+            notes.append("no measurement at world size 1: scaling efficiency unknown")
+        if work is not None and kind == "cpu":  # what the worker ran on CPU (see synthetic.py)
+            work = work.model_copy(update={"precision": "fp32", "parallelism": "ddp"})
+        if hardware is None:  # entrypoint mode: the job's ranks do not report it
+            hardware = info["gpu"] if kind == "cuda" else info["cpu"]
+        waits = [e["data_wait_fraction"] for e in results.values()
+                 if isinstance(e.get("data_wait_fraction"), int | float)]  # fmt: skip
+        measurement = Measurement.model_validate(
+            {
+                "fingerprint": fingerprint(job),
+                "fields": fingerprint_fields(job),
+                "measured_at": _now(),
+                "trainlint_version": __version__,
+                "mode": mode,
+                "job": job.id,
+                "hardware": hardware,
+                "workload": work.model_dump() if work else None,
+                "data_wait_fraction": max(waits) if waits else None,
+                "world_sizes": results,
+                "notes": notes,
+            }
+        )
+        write_atomic(target, measurement.model_dump_json(indent=2, exclude_none=False) + "\n")
+        return target, measurement

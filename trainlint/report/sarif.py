@@ -19,15 +19,15 @@ scanning" page marks as required or uses:
   ``precision`` (no measured false-positive rate) and no ``security-severity``: cost rules are
   not security rules, and that property would file their alerts as security alerts.
 - a result's ``message.text`` is the text report's: the message on one line plus the waste per
-  run. One location: ``uri`` as the finding's file, relative to the working directory (run
-  trainlint from the repository root, as the GitHub Action does; GitHub resolves relative URIs
-  against the repository root), POSIX separators, percent-encoded, with ``uriBaseId
-  %SRCROOT%``. ``originalUriBaseIds`` is left out: its ``uri`` would have to be the absolute
-  checkout path, which would make the file machine-dependent; consumers resolve ``%SRCROOT%``
-  themselves (GitHub: the repository root). ``region``: ``startLine``/``startColumn`` of the
-  finding, ``endLine`` = ``startLine`` and no ``endColumn``: findings have one position, and by
-  SARIF §3.30.8 an absent ``endColumn`` runs the region to the end of that line — the key or
-  flag and its value, which is what a finding points at. Columns count Unicode code points
+  run. One location: ``uri`` as the finding's file, relative to the project root (the git work
+  tree; ``config.project_root``) from whatever folder trainlint ran, POSIX separators,
+  percent-encoded, with ``uriBaseId %SRCROOT%``; ``run.originalUriBaseIds`` gives ``%SRCROOT%``
+  as the root's absolute ``file:///…/`` URI (SARIF §3.14.14: an absolute URI ending in ``/``),
+  so any viewer can resolve the files. It is the only absolute path in the log, left out when
+  the report does not know its root. ``region``: ``startLine``/``startColumn`` of the finding,
+  ``endLine`` = ``startLine`` and no ``endColumn``: findings have one position, and by SARIF
+  §3.30.8 an absent ``endColumn`` runs the region to the end of that line — the key or flag and
+  its value, which is what a finding points at. Columns count Unicode code points
   (``columnKind``), as Python's ``str`` does.
 - ``partialFingerprints["trainlintFingerprint/v1"]``: the finding's line-independent fingerprint
   and its job, so an alert survives moved lines and re-estimated costs. GitHub itself only reads
@@ -40,7 +40,8 @@ scanning" page marks as required or uses:
 - run errors (a job that could not be checked) are ``toolExecutionNotifications`` of
   ``invocations[0]``, whose ``executionSuccessful`` is false when there are any.
 
-Output is byte-stable: keys sorted, results in location order, no timestamps or absolute paths.
+Output is byte-stable: keys sorted, results in location order, no timestamps, and no absolute
+path but the root's.
 """
 
 from __future__ import annotations
@@ -87,6 +88,8 @@ def render(report: Report) -> str:
         "invocations": [_invocation(report)],
         "results": [_result(f, index[f.rule]) for f in findings],
     }
+    if report.root is not None:
+        run["originalUriBaseIds"] = {SRCROOT: {"uri": root_uri(report.root)}}
     log = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
     return json.dumps(log, indent=2, sort_keys=True) + "\n"
 
@@ -215,6 +218,13 @@ def _physical_location(finding: Finding) -> dict[str, Any]:
             "endLine": finding.line,
         },
     }
+
+
+def root_uri(root: Path) -> str:
+    """The project root as SARIF's ``originalUriBaseIds`` wants it: an absolute ``file`` URI
+    ending in ``/`` (§3.14.14), percent-encoded."""
+    uri = Path(os.path.abspath(root)).as_uri()
+    return uri if uri.endswith("/") else uri + "/"
 
 
 def artifact_uri(file: str) -> str:
