@@ -4,7 +4,10 @@ communication that backward compute does not hide.
 FLOPs per token follow PaLM (Chowdhery et al. 2022, Appendix B) as nanoGPT's
 ``GPT.estimate_mfu`` computes them: 6·N for the weights plus 12·L·h·s for attention scores.
 Communication follows the ring all-reduce cost model (cost-model §9.1; nccl-tests busbw) and
-the ZeRO paper's volumes (Rajbhandari et al. 2020, §7).
+the ZeRO paper's volumes (Rajbhandari et al. 2020, §7). The achieved share of the peak comes
+from published runs like the job (``mfu.mfu_band``) unless an org sets ``EstimateParams.mfu``.
+ZeRO-3/FSDP gathers each layer's parameters per micro-batch and pays a fixed latency per
+collective (Zhao et al. 2023, "PyTorch FSDP", §3-4).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from importlib import resources
 
 from trainlint.estimate.inputs import Inputs
 from trainlint.estimate.ledger import Ledger, derived
+from trainlint.estimate.mfu import Band, mfu_band
 from trainlint.estimate.params import EstimateParams
 from trainlint.job import Comm
 
@@ -127,6 +131,51 @@ def link_bytes_per_s(gpu: str, world: int, per_node: int, p: EstimateParams) -> 
     return nvlink if nvlink is not None else pcie
 
 
+def pool_bytes_per_s(inp: Inputs, world: int, per_node: int, p: EstimateParams) -> float | None:
+    """``link_bytes_per_s`` by pool, where the job's ``GpuSetup`` knows its own: NVLink inside
+    a node, the fabric per GPU across nodes (an org's pool overrides the catalog and default)."""
+    hw = inp.hw
+    own = hw.fabric_bytes_per_s if world > per_node else hw.nvlink_bytes_per_s
+    if own:
+        return own
+    return link_bytes_per_s(hw.gpu.name if hw.gpu else "", world, per_node, p)
+
+
+def job_band(inp: Inputs) -> Band:
+    """The utilisation band of published runs like the job (size, GPU, precision, layout)."""
+    params = inp.active_params or inp.params
+    world = inp.hw.world.value if inp.hw.world else None
+    compute = inp.precision.value.compute
+    return mfu_band(
+        params.value if params else None, inp.hw.gpu, compute, world, inp.zero_stage >= 3
+    )
+
+
+def utilization(inp: Inputs, p: EstimateParams) -> float:
+    """The share of peak the job's executed FLOPs reach: the org's ``mfu`` when it sets one,
+    else the point of ``job_band``."""
+    return p.mfu if p.mfu is not None else job_band(inp).point
+
+
+def micro_batches(inp: Inputs, world: int) -> int:
+    """Forward-backward passes per optimizer step on each data-parallel rank (at least one)."""
+    glob, micro = inp.global_batch, inp.micro_batch
+    if glob is None or micro is None:
+        return 1
+    return max(1, glob.value // (micro.value * inp.data_parallel(world)))
+
+
+def gathers_per_step(inp: Inputs, world: int) -> tuple[int, int]:
+    """ZeRO-3/FSDP traffic repeats per micro-batch: (passes over the sharded weights, per-layer
+    collectives). Each pass all-gathers every layer for the forward and again for the backward
+    and reduce-scatters its gradients: 3 collectives per layer (FSDP paper §3.2; ZeRO §7)."""
+    if inp.zero_stage < 3 or inp.data_parallel(world) <= 1:
+        return 1, 0
+    passes = micro_batches(inp, world)
+    layers = inp.dims.layers.value if inp.dims.layers else 1
+    return passes, passes * 3 * layers
+
+
 @dataclass(frozen=True)
 class Compute:
     flops_per_token: float | None = None
@@ -182,12 +231,14 @@ def _comm(
         return None
     n = inp.data_parallel(world.value)
     grad_bytes = trainable.value / inp.model_parallel * inp.precision.value.weight_bytes
-    link = link_bytes_per_s(gpu.name, world.value, per_node or p.gpus_per_node, p)
+    link = pool_bytes_per_s(inp, world.value, per_node or p.gpus_per_node, p)
     if link is None:
         led.missing(f"catalog.{gpu.name}.nvlink_bytes_per_s")
         return None
-    volume = ring_volume(inp.zero_stage, n)
+    passes, collectives = gathers_per_step(inp, world.value)
+    volume = ring_volume(inp.zero_stage, n) * passes
     comm = comm_time_s(grad_bytes, volume, link * p.link_efficiency)
+    comm += collectives * p.collective_latency_s
     window = compute_s * overlap_share(inp.zero_stage, inp.recompute)
     exposed = exposed_s(comm, window, p.comm_overlap)
     led.put("comm.allreduce_s", comm, "default")
@@ -201,7 +252,7 @@ def job_compute(
 ) -> Compute:
     """FLOPs per token, tokens per step and step time for the job on ``inp.hw``.
 
-    Step time is the compute time at the assumed MFU plus the exposed gradient communication.
+    Step time is the compute time at the job's utilisation plus the exposed communication.
     """
     fpt, tokens, peak = _flops(inp, led), _tokens(inp, led), _peak(inp, led)
     world = inp.hw.world
@@ -209,7 +260,7 @@ def job_compute(
         led.missing("resources.world_size")
     if fpt is None or tokens is None or peak is None or world is None:
         return Compute(fpt, tokens)
-    compute_s = step_time_s(tokens, fpt, world.value, peak, p.mfu, inp.recompute)
+    compute_s = step_time_s(tokens, fpt, world.value, peak, utilization(inp, p), inp.recompute)
     comm = _comm(inp, p, led, gpus_per_node, compute_s)
     step = compute_s + ((comm.exposed_s or 0.0) if comm else 0.0)
     if not math.isfinite(step):

@@ -48,6 +48,8 @@ class GpuSetup:
     gpu_bytes: Sourced[float] | None
     world: Sourced[int] | None
     price: Sourced[float] | None
+    nvlink_bytes_per_s: float | None = None  # inside a node; None: the catalog's link
+    fabric_bytes_per_s: float | None = None  # per GPU across nodes; None: network_bytes_per_s
 
 
 @dataclass(frozen=True)

@@ -39,8 +39,18 @@ class EstimateParams(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-    mfu: float = Field(default=0.4, ge=MIN_SHARE, le=1)
-    """Model FLOPs utilisation: 35-45% for tuned dense training (cost-model §4.3, §4.4)."""
+    mfu: float | None = Field(default=None, ge=MIN_SHARE, le=1)
+    """Utilisation of the executed FLOPs for every job, when an org knows its own; None (the
+    default) takes it from published runs like the job (estimate/mfu.py, catalog/data/mfu.json)."""
+
+    collective_latency_s: float = Field(default=50e-6, ge=0, le=60)
+    """Fixed cost of one NCCL collective, whatever its size: tens of microseconds inside a
+    node, more across nodes (nccl-tests small-message latency; assumed). ZeRO-3/FSDP pays it
+    per layer, three times per micro-batch."""
+
+    restart_s: float = Field(default=600.0, ge=0, le=1e7)
+    """Time to detect a failure, reschedule and reload the last checkpoint (R in Young/Daly;
+    assumed 10 minutes, Daly 2006's δ = 5 min example doubled for rescheduling)."""
 
     overhead_bytes: float = Field(default=GIB, ge=0, le=MAX_BYTES)
     """Per-GPU CUDA context, NCCL buffers and allocator slack not in the formulas (assumed)."""

@@ -1,0 +1,165 @@
+"""Achieved FLOP/s as a band, from published training runs like the job.
+
+One MFU for every job (0.4) was off by 10-40% against published runs: GPT-2 124M on one node,
+a 7B on 8 A100s and Llama 3 405B on 16k H100s reach different shares of their peak. The runs in
+``catalog/data/mfu.json`` each cite a paper or a benchmark table; ``mfu_band`` narrows them to
+the runs most like the job and returns their spread. A pure function of its arguments: the table
+ships with trainlint, and an org's ``EstimateParams.mfu`` replaces the band (compute.py).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import NamedTuple
+
+from trainlint.catalog import GpuSpec
+
+MIN_RUNS = 3
+"""A filter narrows the runs only while it leaves this many: a band from one run has no spread."""
+
+LOW_SHARE = 0.8
+"""The band's low end is this share of the least efficient run like the job: published runs were
+tuned by their authors; an untuned job reaches less (assumed)."""
+
+FALLBACK = 0.4
+"""The point when the table has no runs at all (cost-model §4.3-4.4: 35-45% tuned dense)."""
+
+RECOMPUTE_WORK = 4.0 / 3.0
+"""Full recomputation executes 4/3 of the model FLOPs (Korthikanti 2022 §4.2)."""
+
+_GENERATIONS = {
+    "V100": "volta",
+    "T4": "turing",
+    "A10G": "ampere",
+    "A100": "ampere",
+    "L4": "ada",
+    "L40S": "ada",
+    "H100": "hopper",
+    "H200": "hopper",
+    "B200": "blackwell",
+    "MI300X": "cdna3",
+}
+"""Catalog names by prefix to architecture generation: runs transfer within one generation."""
+
+_SIZE_DECADES = (1e9, 1e10, 1e11)
+"""Size classes: below 1B, 1-10B, 10-100B, 100B and up (the table's runs span 125M to 1T)."""
+
+_ONE_NODE = 8
+"""Runs on at most one HGX/DGX node talk over NVLink only; larger ones cross the fabric."""
+
+
+class Band(NamedTuple):
+    """Utilisation of the executed FLOPs: the least, the most likely and the most expected."""
+
+    low: float
+    point: float
+    high: float
+
+
+@dataclass(frozen=True)
+class Run:
+    """One published run: its size, hardware, precision, layout and the utilisation reached."""
+
+    params: float
+    gpu: str
+    precision: str
+    gpus: int
+    sharded: bool
+    utilization: float  # of executed work: MFU, times 4/3 under full recomputation
+    source: str
+
+
+@cache
+def runs() -> tuple[Run, ...]:
+    """The published runs of ``catalog/data/mfu.json``."""
+    data = resources.files("trainlint.catalog") / "data" / "mfu.json"
+    rows = json.loads(data.read_text(encoding="utf-8"))["runs"]
+    return tuple(
+        Run(
+            params=float(r["params"]),
+            gpu=str(r["gpu"]),
+            precision=str(r["precision"]),
+            gpus=int(r["gpus"]),
+            sharded=bool(r["sharded"]),
+            utilization=float(r["mfu"]) * (RECOMPUTE_WORK if r["full_recompute"] else 1.0),
+            source=str(r["source"]),
+        )
+        for r in rows
+    )
+
+
+def generation(gpu: str) -> str | None:
+    """The architecture generation of a catalog GPU name; None when not in the map."""
+    return next((gen for prefix, gen in _GENERATIONS.items() if gpu.startswith(prefix)), None)
+
+
+def _size_class(params: float) -> int:
+    return sum(params >= edge for edge in _SIZE_DECADES)
+
+
+def _precision_class(precision: str | None) -> str:
+    """fp8 runs are measured against the fp8 peak; every other format runs its GEMMs in 16 bits
+    or on the format's own peak (fp32, tf32: assumed like bf16)."""
+    return "fp8" if precision == "fp8" else "16-bit"
+
+
+def _filters(
+    params: float | None,
+    gpu: GpuSpec | None,
+    precision: str | None,
+    world: int | None,
+    sharded: bool,
+) -> list[Callable[[Run], bool]]:
+    """Tests a run must pass to be like the job, most telling first; unknown inputs add none."""
+    tests: list[Callable[[Run], bool]] = [
+        lambda r: _precision_class(r.precision) == _precision_class(precision)
+    ]
+    gen = generation(gpu.name) if gpu else None
+    if gen is not None:
+        tests.append(lambda r: generation(r.gpu) == gen)
+    if params is not None and params > 0:
+        tests.append(lambda r: _size_class(r.params) == _size_class(params))
+    if world is not None:
+        tests.append(lambda r: (r.gpus <= _ONE_NODE) == (world <= _ONE_NODE))
+    tests.append(lambda r: r.sharded == sharded)
+    return tests
+
+
+def similar_runs(
+    params: float | None,
+    gpu: GpuSpec | None,
+    precision: str | None,
+    world: int | None,
+    sharded: bool,
+) -> list[Run]:
+    """The published runs most like the job: each test narrows them while ``MIN_RUNS`` remain."""
+    chosen: Sequence[Run] = runs()
+    for test in _filters(params, gpu, precision, world, sharded):
+        narrower = [r for r in chosen if test(r)]
+        if len(narrower) >= MIN_RUNS:
+            chosen = narrower
+    return list(chosen)
+
+
+def mfu_band(
+    params: float | None,
+    gpu: GpuSpec | None,
+    precision: str | None,
+    world: int | None,
+    sharded: bool,
+) -> Band:
+    """Utilisation of the executed FLOPs for a job like this: the median of the most similar
+    published runs, from ``LOW_SHARE`` of the least to the most efficient of them."""
+    values = [r.utilization for r in similar_runs(params, gpu, precision, world, sharded)]
+    if not values:
+        return Band(FALLBACK * LOW_SHARE, FALLBACK, FALLBACK)
+    point = statistics.median(values)
+    band = Band(min(values) * LOW_SHARE, point, max(values))
+    assert all(math.isfinite(v) and 0 < v <= 1 for v in band), band
+    return band
