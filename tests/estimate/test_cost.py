@@ -15,7 +15,6 @@ from trainlint.estimate import EstimateParams, estimate
 from trainlint.estimate.cost import Restarts, failure_s
 from trainlint.job import Estimates, Job
 
-
 NO_FAILURES = EstimateParams(gpu_mtbf_hours=1e12)
 """A cluster that never fails: run hours without the failure allowance."""
 

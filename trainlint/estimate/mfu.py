@@ -109,42 +109,59 @@ def _precision_class(precision: str | None) -> str:
     return "fp8" if precision == "fp8" else "16-bit"
 
 
-def _filters(
-    params: float | None,
-    gpu: GpuSpec | None,
-    precision: str | None,
-    world: int | None,
-    sharded: bool,
-) -> list[Callable[[Run], bool]]:
-    """Tests a run must pass to be like the job, most telling first; unknown inputs add none."""
+@dataclass(frozen=True)
+class Job:
+    """What the table is searched by; None where the job does not say."""
+
+    params: float | None
+    gpu: GpuSpec | None
+    precision: str | None
+    world: int | None
+    sharded: bool
+
+
+def _hardware_tests(job: Job) -> list[Callable[[Run], bool]]:
+    """Tests of the hardware and number format: runs that pass them bound the band."""
     tests: list[Callable[[Run], bool]] = [
-        lambda r: _precision_class(r.precision) == _precision_class(precision)
+        lambda r: _precision_class(r.precision) == _precision_class(job.precision)
     ]
-    gen = generation(gpu.name) if gpu else None
+    gen = generation(job.gpu.name) if job.gpu else None
     if gen is not None:
         tests.append(lambda r: generation(r.gpu) == gen)
-    if params is not None and params > 0:
-        tests.append(lambda r: _size_class(r.params) == _size_class(params))
-    if world is not None:
-        tests.append(lambda r: (r.gpus <= _ONE_NODE) == (world <= _ONE_NODE))
-    tests.append(lambda r: r.sharded == sharded)
     return tests
 
 
-def similar_runs(
-    params: float | None,
-    gpu: GpuSpec | None,
-    precision: str | None,
-    world: int | None,
-    sharded: bool,
-) -> list[Run]:
-    """The published runs most like the job: each test narrows them while ``MIN_RUNS`` remain."""
-    chosen: Sequence[Run] = runs()
-    for test in _filters(params, gpu, precision, world, sharded):
+def _workload_tests(job: Job) -> list[Callable[[Run], bool]]:
+    """Tests of size and layout, most telling first: runs that pass them give the point."""
+    tests: list[Callable[[Run], bool]] = []
+    size = job.params
+    if size is not None and size > 0:
+        tests.append(lambda r: _size_class(r.params) == _size_class(size))
+    world = job.world
+    if world is not None:
+        tests.append(lambda r: (r.gpus <= _ONE_NODE) == (world <= _ONE_NODE))
+    tests.append(lambda r: r.sharded == job.sharded)
+    return tests
+
+
+def _narrow(chosen: Sequence[Run], tests: list[Callable[[Run], bool]]) -> list[Run]:
+    """Apply each test in turn while it leaves ``MIN_RUNS``: a band from one run has no spread."""
+    for test in tests:
         narrower = [r for r in chosen if test(r)]
         if len(narrower) >= MIN_RUNS:
             chosen = narrower
     return list(chosen)
+
+
+def peer_runs(job: Job) -> list[Run]:
+    """Published runs on the job's GPU generation and number format: their spread is what a job
+    on this hardware may reach, whatever its size and layout."""
+    return _narrow(runs(), _hardware_tests(job))
+
+
+def similar_runs(job: Job) -> list[Run]:
+    """The peers most like the job in size, scale and sharding."""
+    return _narrow(peer_runs(job), _workload_tests(job))
 
 
 def mfu_band(
@@ -155,11 +172,14 @@ def mfu_band(
     sharded: bool,
 ) -> Band:
     """Utilisation of the executed FLOPs for a job like this: the median of the most similar
-    published runs, from ``LOW_SHARE`` of the least to the most efficient of them."""
-    values = [r.utilization for r in similar_runs(params, gpu, precision, world, sharded)]
-    if not values:
+    published runs, from ``LOW_SHARE`` of the least to the most efficient run on the same
+    hardware and format (the nearest runs agree more closely than jobs do: Llama 2's
+    production runs reached less than MosaicML's benchmarks of the same sizes)."""
+    job = Job(params, gpu, precision, world, sharded)
+    peers = [r.utilization for r in peer_runs(job)]
+    if not peers:
         return Band(FALLBACK * LOW_SHARE, FALLBACK, FALLBACK)
-    point = statistics.median(values)
-    band = Band(min(values) * LOW_SHARE, point, max(values))
+    point = statistics.median(r.utilization for r in similar_runs(job))
+    band = Band(min(peers) * LOW_SHARE, point, max(peers))
     assert all(math.isfinite(v) and 0 < v <= 1 for v in band), band
     return band

@@ -1,0 +1,110 @@
+"""Utilisation from published runs, ZeRO-3 gathers, bandwidth by pool (issue 21 item 3)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from importlib import resources
+
+import pytest
+
+from tests.estimate.jobs import llmc_gpt2, make_job
+from trainlint.catalog import resolve_gpu
+from trainlint.estimate import EstimateParams, estimate
+from trainlint.estimate.compute import job_band, job_compute, step_time_s
+from trainlint.estimate.inputs import resolve
+from trainlint.estimate.ledger import Ledger
+from trainlint.estimate.mfu import Band, mfu_band, runs
+from trainlint.estimate.params import published_defaults
+from trainlint.job import Job
+
+H100, A100 = resolve_gpu("H100"), resolve_gpu("A100-80GB")
+
+
+def test_every_run_in_the_table_cites_a_source() -> None:
+    data = json.loads(
+        (resources.files("trainlint.catalog") / "data" / "mfu.json").read_text(encoding="utf-8")
+    )
+    cited = set(data["sources"])
+    assert {row["source"] for row in data["runs"]} <= cited
+    assert all("http" in text for text in data["sources"].values())
+    assert len(runs()) >= 50
+
+
+def test_the_band_depends_on_size_gpu_and_precision() -> None:
+    """One 0.4 for every job was the friction: a small model on one Hopper node, a 70B on
+    A100s and an fp8 run reach different shares of their peak."""
+    small = mfu_band(124e6, H100, "bf16", 8, sharded=False)
+    large = mfu_band(70e9, A100, "bf16", 64, sharded=True)
+    fp8 = mfu_band(8e9, H100, "fp8", 8, sharded=True)
+    assert len({small.point, large.point, fp8.point}) == 3
+    assert fp8.point < small.point < large.point  # fp8 is of a peak twice as high
+    for band in (small, large, fp8):
+        assert 0 < band.low < band.point <= band.high <= 1
+
+
+def test_unknown_inputs_widen_to_the_whole_precision() -> None:
+    known = mfu_band(7e9, A100, "bf16", 8, sharded=True)
+    unknown = mfu_band(None, None, "bf16", None, sharded=True)
+    assert unknown.low <= known.low and unknown.high >= known.high
+    assert mfu_band(None, None, None, None, sharded=False) == Band(*mfu_band(
+        None, None, "bf16", None, sharded=False
+    ))  # fmt: skip
+
+
+def test_step_time_uses_the_band_point() -> None:
+    job = llmc_gpt2()
+    inp = resolve(job, EstimateParams())
+    band = job_band(inp)
+    est = estimate(job)
+    assert est.tokens_per_step and est.flops_per_token and est.step_time_s
+    compute = step_time_s(est.tokens_per_step, est.flops_per_token, 8, 989e12, band.point)
+    assert est.step_time_s == pytest.approx(compute + (est.comm.exposed_s or 0.0))
+
+
+def test_an_org_mfu_overrides_the_table() -> None:
+    assert published_defaults()["mfu"] is None  # the builtin pack publishes "from the table"
+    est = estimate(llmc_gpt2(), EstimateParams(mfu=0.5))
+    assert est.tokens_per_step and est.flops_per_token and est.step_time_s
+    compute = step_time_s(est.tokens_per_step, est.flops_per_token, 8, 989e12, 0.5)
+    assert est.step_time_s == pytest.approx(compute + (est.comm.exposed_s or 0.0))
+
+
+def _fsdp_8b(accum: int) -> Job:
+    return make_job(
+        model={"name": "Llama-3-8B", "seq_len": 4096},
+        resources={"gpu": {"model": "H100"}, "world_size": 16, "gpus_per_node": 8},
+        training={
+            "micro_batch_size": 1,
+            "grad_accum_steps": accum,
+            "precision": "bf16",
+            "optimizer": {"name": "adamw"},
+            "parallelism": {"strategy": "fsdp", "zero_stage": 3},
+        },
+    )
+
+
+def test_zero3_gathers_each_micro_batch_with_latency() -> None:
+    """ZeRO-3/FSDP all-gathers the weights per micro-batch (forward and backward) and
+    reduce-scatters per micro-batch: 4 micro-batches move 4x the bytes and pay 4x the
+    per-layer latency of one."""
+    p = EstimateParams()
+    one, four = estimate(_fsdp_8b(1), p), estimate(_fsdp_8b(4), p)
+    assert one.comm.allreduce_s and four.comm.allreduce_s
+    latency = 3 * 32 * p.collective_latency_s  # 32 layers, 3 collectives each
+    bytes_s = one.comm.allreduce_s - latency
+    assert bytes_s == pytest.approx(8.03e9 * 2 * 3 * 15 / 16 / (25e9 * 0.8), rel=0.01)
+    assert four.comm.allreduce_s == pytest.approx(4 * one.comm.allreduce_s)
+
+
+def test_bandwidth_by_pool_overrides_the_defaults() -> None:
+    """An org's pool (the fleet's interconnect) sets the fabric across nodes and NVLink
+    inside one; without it the catalog link and ``network_bytes_per_s`` apply."""
+    p = EstimateParams()
+    inp = resolve(_fsdp_8b(1), p)
+    default = job_compute(inp, p, Ledger()).comm.allreduce_s
+    fast = dataclasses.replace(inp, hw=dataclasses.replace(inp.hw, fabric_bytes_per_s=50e9))
+    faster = job_compute(fast, p, Ledger()).comm.allreduce_s
+    assert default and faster
+    latency = 3 * 32 * p.collective_latency_s
+    assert faster - latency == pytest.approx((default - latency) / 2)
