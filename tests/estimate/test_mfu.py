@@ -91,7 +91,7 @@ def test_zero3_gathers_each_micro_batch_with_latency() -> None:
     p = EstimateParams()
     one, four = estimate(_fsdp_8b(1), p), estimate(_fsdp_8b(4), p)
     assert one.comm.allreduce_s and four.comm.allreduce_s
-    latency = 3 * 32 * p.collective_latency_s  # 32 layers, 3 collectives each
+    latency = 3 * 32 * p.collective_latency_us * 1e-6  # 32 layers, 3 collectives each
     bytes_s = one.comm.allreduce_s - latency
     assert bytes_s == pytest.approx(8.03e9 * 2 * 3 * 15 / 16 / (25e9 * 0.8), rel=0.01)
     assert four.comm.allreduce_s == pytest.approx(4 * one.comm.allreduce_s)
@@ -106,5 +106,5 @@ def test_bandwidth_by_pool_overrides_the_defaults() -> None:
     fast = dataclasses.replace(inp, hw=dataclasses.replace(inp.hw, fabric_bytes_per_s=50e9))
     faster = job_compute(fast, p, Ledger()).comm.allreduce_s
     assert default and faster
-    latency = 3 * 32 * p.collective_latency_s
+    latency = 3 * 32 * p.collective_latency_us * 1e-6
     assert faster - latency == pytest.approx((default - latency) / 2)

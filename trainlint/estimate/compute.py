@@ -238,7 +238,7 @@ def _comm(
     passes, collectives = gathers_per_step(inp, world.value)
     volume = ring_volume(inp.zero_stage, n) * passes
     comm = comm_time_s(grad_bytes, volume, link * p.link_efficiency)
-    comm += collectives * p.collective_latency_s
+    comm += collectives * p.collective_latency_us * 1e-6
     window = compute_s * overlap_share(inp.zero_stage, inp.recompute)
     exposed = exposed_s(comm, window, p.comm_overlap)
     led.put("comm.allreduce_s", comm, "default")

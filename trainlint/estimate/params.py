@@ -43,10 +43,11 @@ class EstimateParams(BaseModel):
     """Utilisation of the executed FLOPs for every job, when an org knows its own; None (the
     default) takes it from published runs like the job (estimate/mfu.py, catalog/data/mfu.json)."""
 
-    collective_latency_s: float = Field(default=50e-6, ge=0, le=60)
-    """Fixed cost of one NCCL collective, whatever its size: tens of microseconds inside a
-    node, more across nodes (nccl-tests small-message latency; assumed). ZeRO-3/FSDP pays it
-    per layer, three times per micro-batch."""
+    collective_latency_us: float = Field(default=50.0, ge=0, le=60e6)
+    """Fixed cost of one NCCL collective in microseconds, whatever its size: tens inside a node,
+    more across nodes (nccl-tests small-message latency; assumed). ZeRO-3/FSDP pays it per
+    layer, three times per micro-batch. In µs because regopy cannot read a JSON number with a
+    negative exponent (5e-05) in pack data."""
 
     restart_s: float = Field(default=600.0, ge=0, le=1e7)
     """Time to detect a failure, reschedule and reload the last checkpoint (R in Young/Daly;
