@@ -108,3 +108,32 @@ def test_bandwidth_by_pool_overrides_the_defaults() -> None:
     assert default and faster
     latency = 3 * 32 * p.collective_latency_us * 1e-6
     assert faster - latency == pytest.approx((default - latency) / 2)
+
+
+def _sft(**training: object) -> Job:
+    return make_job(
+        model={"name": "Llama-3-8B", "seq_len": 4096},
+        resources={"gpu": {"model": "H100"}, "world_size": 8, "gpus_per_node": 8},
+        training={
+            "micro_batch_size": 4,
+            "precision": "bf16",
+            "optimizer": {"name": "adamw"},
+            "max_steps": 1000,
+            **training,
+        },
+    )
+
+
+def test_padding_to_the_longest_sample_shortens_steps() -> None:
+    """LLaVA-style SFT without packing, padded per batch: each step runs on the assumed
+    ``padded_fill`` of the maximum length, and the assumption is named."""
+    full = estimate(_sft())
+    packed = estimate(_sft(packing=True, padding="longest"))
+    padded = estimate(_sft(packing=False, padding="longest"))
+    fixed = estimate(_sft(packing=False, padding="max_length"))
+    assert full.tokens_per_step == packed.tokens_per_step == fixed.tokens_per_step == 32 * 4096
+    assert padded.tokens_per_step == 16 * 4096  # padded_fill 0.5
+    assert padded.assumed["sample_fill"] == 0.5 and "sample_fill" not in full.assumed
+    assert padded.sources["tokens_per_step"] == "default"
+    assert full.step_time_s and padded.step_time_s and padded.step_time_s < full.step_time_s
+    assert padded.memory.total_bytes == full.memory.total_bytes  # the longest batch still fits

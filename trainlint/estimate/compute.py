@@ -198,7 +198,9 @@ def _flops(inp: Inputs, led: Ledger) -> float | None:
     return led.put("flops_per_token", value, derived(inp.params.source))
 
 
-def _tokens(inp: Inputs, led: Ledger) -> int | None:
+def _tokens(inp: Inputs, p: EstimateParams, led: Ledger) -> int | None:
+    """Tokens per optimizer step: sequences x length, times the assumed ``padded_fill`` when
+    batches are padded only to their longest sample (no packing)."""
     seq, glob = inp.dims.seq_len, inp.global_batch
     if seq is None:
         led.missing("model.seq_len")
@@ -208,6 +210,9 @@ def _tokens(inp: Inputs, led: Ledger) -> int | None:
         led.missing("resources.world_size")
     if seq is None or glob is None:
         return None
+    if inp.padded_to_longest:
+        tokens = max(1, round(glob.value * seq.value * p.padded_fill))
+        return led.put("tokens_per_step", tokens, "default")
     return led.put("tokens_per_step", glob.value * seq.value, derived(glob.source, seq.source))
 
 
@@ -254,7 +259,7 @@ def job_compute(
 
     Step time is the compute time at the job's utilisation plus the exposed communication.
     """
-    fpt, tokens, peak = _flops(inp, led), _tokens(inp, led), _peak(inp, led)
+    fpt, tokens, peak = _flops(inp, led), _tokens(inp, p, led), _peak(inp, led)
     world = inp.hw.world
     if world is None:
         led.missing("resources.world_size")
