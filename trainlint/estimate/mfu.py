@@ -164,6 +164,7 @@ def similar_runs(job: Job) -> list[Run]:
     return _narrow(peer_runs(job), _workload_tests(job))
 
 
+@cache
 def mfu_band(
     params: float | None,
     gpu: GpuSpec | None,
