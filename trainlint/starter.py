@@ -41,7 +41,7 @@ fail-on = "warning"
 # max_overhead_fraction = 0.05
 
 [params.estimate]
-# mfu = 0.4
+# mfu = 0.4    # one utilisation for every job; unset: from published runs like each job
 # prices = { "H100-SXM" = 2.49 }   # negotiated USD per GPU-hour
 
 # Which format a glob of ambiguous files is (see `trainlint formats`).
