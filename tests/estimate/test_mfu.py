@@ -137,3 +137,30 @@ def test_padding_to_the_longest_sample_shortens_steps() -> None:
     assert padded.sources["tokens_per_step"] == "default"
     assert full.step_time_s and padded.step_time_s and padded.step_time_s < full.step_time_s
     assert padded.memory.total_bytes == full.memory.total_bytes  # the longest batch still fits
+
+
+def _seven_b_on_four_nodes(strategy: str) -> Job:
+    return make_job(
+        model={"name": "Llama-2-7B", "seq_len": 4096},
+        resources={"gpu": {"model": "H100"}, "world_size": 32, "gpus_per_node": 8},
+        training={
+            "micro_batch_size": 1,
+            "precision": "bf16",
+            "optimizer": {"name": "adamw"},
+            "parallelism": {"strategy": strategy},
+        },
+    )
+
+
+def test_hybrid_shard_gathers_over_nvlink_and_reduces_shards_across_nodes() -> None:
+    """litgpt's default HYBRID_SHARD: the per-layer gathers stay on one node's NVLink; only
+    each GPU's 1/8 shard of the gradients crosses the fabric (FULL_SHARD gathers across it)."""
+    p = EstimateParams()
+    hybrid = estimate(_seven_b_on_four_nodes("HYBRID_SHARD"), p).comm.allreduce_s
+    full = estimate(_seven_b_on_four_nodes("FULL_SHARD"), p).comm.allreduce_s
+    assert hybrid and full and hybrid < full / 3
+    grad = 6_738_415_616 * 2
+    gather = grad * 3 * 7 / 8 / (450e9 * 0.8)
+    reduce = grad / 8 * 2 * 3 / 4 / (25e9 * 0.8)
+    latency = 3 * 32 * p.collective_latency_us * 1e-6
+    assert hybrid == pytest.approx(gather + reduce + latency, rel=1e-6)

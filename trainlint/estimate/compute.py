@@ -227,6 +227,47 @@ def _peak(inp: Inputs, led: Ledger) -> float | None:
     return peak
 
 
+@dataclass(frozen=True)
+class _Traffic:
+    """What one GPU synchronises per step: its gradient (= parameter) bytes, on which GPUs."""
+
+    grad_bytes: float
+    world: int
+    per_node: int
+
+
+def _hybrid_s(inp: Inputs, p: EstimateParams, t: _Traffic, group: int) -> float | None:
+    """HYBRID_SHARD: ZeRO-3 gathers inside the shard group (one node, NVLink), then each shard's
+    gradients all-reduced across the replicas over the fabric, per micro-batch (FSDP paper
+    §3.2.3, "hybrid sharding")."""
+    inside = pool_bytes_per_s(inp, min(t.per_node, t.world), t.per_node, p)
+    across = pool_bytes_per_s(inp, t.world, t.per_node, p)
+    if inside is None or across is None:
+        return None
+    passes, _ = gathers_per_step(inp, t.world)
+    replicas = inp.data_parallel(t.world) // group
+    gather = comm_time_s(t.grad_bytes, ring_volume(3, group) * passes, inside * p.link_efficiency)
+    shard_bytes = t.grad_bytes / group * passes
+    reduce = comm_time_s(shard_bytes, ring_volume(0, replicas), across * p.link_efficiency)
+    return gather + reduce
+
+
+def sync_s(inp: Inputs, p: EstimateParams, t: _Traffic) -> float | None:
+    """Seconds of gradient and parameter traffic per step, latency included; None if a link is
+    unknown. ZeRO-3 repeats its gathers per micro-batch (``gathers_per_step``)."""
+    passes, collectives = gathers_per_step(inp, t.world)
+    latency = collectives * p.collective_latency_us * 1e-6
+    n, group = inp.data_parallel(t.world), inp.shard_group
+    if inp.zero_stage >= 3 and group is not None and 1 < group < n:
+        hybrid = _hybrid_s(inp, p, t, group)
+        return None if hybrid is None else hybrid + latency
+    link = pool_bytes_per_s(inp, t.world, t.per_node, p)
+    if link is None:
+        return None
+    volume = ring_volume(inp.zero_stage, n) * passes
+    return comm_time_s(t.grad_bytes, volume, link * p.link_efficiency) + latency
+
+
 def _comm(
     inp: Inputs, p: EstimateParams, led: Ledger, per_node: int | None, compute_s: float
 ) -> Comm | None:
@@ -234,16 +275,11 @@ def _comm(
     gpu, world, trainable = inp.hw.gpu, inp.hw.world, inp.trainable
     if gpu is None or world is None or trainable is None:
         return None
-    n = inp.data_parallel(world.value)
     grad_bytes = trainable.value / inp.model_parallel * inp.precision.value.weight_bytes
-    link = pool_bytes_per_s(inp, world.value, per_node or p.gpus_per_node, p)
-    if link is None:
+    comm = sync_s(inp, p, _Traffic(grad_bytes, world.value, per_node or p.gpus_per_node))
+    if comm is None:
         led.missing(f"catalog.{gpu.name}.nvlink_bytes_per_s")
         return None
-    passes, collectives = gathers_per_step(inp, world.value)
-    volume = ring_volume(inp.zero_stage, n) * passes
-    comm = comm_time_s(grad_bytes, volume, link * p.link_efficiency)
-    comm += collectives * p.collective_latency_us * 1e-6
     window = compute_s * overlap_share(inp.zero_stage, inp.recompute)
     exposed = exposed_s(comm, window, p.comm_overlap)
     led.put("comm.allreduce_s", comm, "default")
