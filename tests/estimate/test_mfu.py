@@ -8,7 +8,7 @@ from importlib import resources
 
 import pytest
 
-from tests.estimate.jobs import llmc_gpt2, make_job
+from tests.estimate.jobs import llmc_gpt2, on_gpus
 from trainlint.catalog import resolve_gpu
 from trainlint.estimate import EstimateParams, estimate
 from trainlint.estimate.compute import job_band, job_compute, step_time_s
@@ -71,17 +71,9 @@ def test_an_org_mfu_overrides_the_table() -> None:
 
 
 def _fsdp_8b(accum: int) -> Job:
-    return make_job(
-        model={"name": "Llama-3-8B", "seq_len": 4096},
-        resources={"gpu": {"model": "H100"}, "world_size": 16, "gpus_per_node": 8},
-        training={
-            "micro_batch_size": 1,
-            "grad_accum_steps": accum,
-            "precision": "bf16",
-            "optimizer": {"name": "adamw"},
-            "parallelism": {"strategy": "fsdp", "zero_stage": 3},
-        },
-    )
+    fsdp = {"strategy": "fsdp", "zero_stage": 3}
+    llama = {"name": "Llama-3-8B", "seq_len": 4096}
+    return on_gpus(llama, "H100", 16, micro_batch_size=1, grad_accum_steps=accum, parallelism=fsdp)
 
 
 def test_zero3_gathers_each_micro_batch_with_latency() -> None:
@@ -111,17 +103,8 @@ def test_bandwidth_by_pool_overrides_the_defaults() -> None:
 
 
 def _sft(**training: object) -> Job:
-    return make_job(
-        model={"name": "Llama-3-8B", "seq_len": 4096},
-        resources={"gpu": {"model": "H100"}, "world_size": 8, "gpus_per_node": 8},
-        training={
-            "micro_batch_size": 4,
-            "precision": "bf16",
-            "optimizer": {"name": "adamw"},
-            "max_steps": 1000,
-            **training,
-        },
-    )
+    llama = {"name": "Llama-3-8B", "seq_len": 4096}
+    return on_gpus(llama, "H100", 8, micro_batch_size=4, max_steps=1000, **training)
 
 
 def test_padding_to_the_longest_sample_shortens_steps() -> None:
@@ -140,16 +123,8 @@ def test_padding_to_the_longest_sample_shortens_steps() -> None:
 
 
 def _seven_b_on_four_nodes(strategy: str) -> Job:
-    return make_job(
-        model={"name": "Llama-2-7B", "seq_len": 4096},
-        resources={"gpu": {"model": "H100"}, "world_size": 32, "gpus_per_node": 8},
-        training={
-            "micro_batch_size": 1,
-            "precision": "bf16",
-            "optimizer": {"name": "adamw"},
-            "parallelism": {"strategy": strategy},
-        },
-    )
+    llama = {"name": "Llama-2-7B", "seq_len": 4096}
+    return on_gpus(llama, "H100", 32, micro_batch_size=1, parallelism={"strategy": strategy})
 
 
 def test_hybrid_shard_gathers_over_nvlink_and_reduces_shards_across_nodes() -> None:

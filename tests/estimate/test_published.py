@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.estimate.jobs import llmc_gpt2, make_job
+from tests.estimate.jobs import llmc_gpt2, make_job, on_gpus
 from trainlint.estimate import estimate
 from trainlint.estimate.compute import job_band
 from trainlint.estimate.inputs import resolve
@@ -53,14 +53,6 @@ class Case:
     in_table: bool = False
 
 
-def _job(model: dict[str, Any], gpu: str, world: int, **training: Any) -> Job:
-    return make_job(
-        model=model,
-        resources={"gpu": {"model": gpu}, "world_size": world, "gpus_per_node": 8},
-        training={"optimizer": {"name": "adamw"}, "precision": "bf16", **training},
-    )
-
-
 def _fsdp(**extra: Any) -> dict[str, Any]:
     return {"strategy": "fsdp", "zero_stage": 3, **extra}
 
@@ -90,14 +82,14 @@ def _ckpt_tib(est: Estimates) -> float | None:
 
 
 def _torchtitan(model: str, seq: int, gpu: str, world: int, **training: Any) -> Job:
-    return _job({"name": model, "seq_len": seq}, gpu, world, parallelism=_fsdp(), **training)
+    return on_gpus({"name": model, "seq_len": seq}, gpu, world, parallelism=_fsdp(), **training)
 
 
 def _llama2(model: str, tensor: int) -> Job:
     """Llama 2: 2.0T tokens, 4,096-token sequences, 4M-token batches (paper §2.2, Table 1);
     A100-80GB (model card). GPU count unstated: 512 GPUs, data parallel across tensor groups."""
     parallelism = {"strategy": "ddp", "tensor": tensor}
-    return _job(
+    return on_gpus(
         {"name": model, "seq_len": 4096},
         "A100-80GB",
         512,
@@ -115,7 +107,7 @@ def _megatron(name: str) -> Job:
     model = {"layers": layers, "hidden": hidden, "heads": heads, "vocab": 51200, "seq_len": 2048}
     parallelism = {"tensor": tensor, "pipeline": pipeline, "sequence_parallel": True}
     params = 12 * layers * hidden * hidden + 51200 * hidden
-    return _job(
+    return on_gpus(
         {**model, "params": params},
         "A100-80GB",
         tensor * pipeline,
@@ -136,7 +128,7 @@ _TABLE5_S = {"22B": 1.10, "175B": 13.75, "530B": 37.83, "1T": 71.49}
 
 
 def _zero(stage: int) -> Job:
-    return _job(
+    return on_gpus(
         {"params": 7_500_000_000},
         "V100-32GB",
         64,
@@ -149,7 +141,7 @@ def _zero(stage: int) -> Job:
 def _llama3_405b() -> Job:
     """Llama 3 paper §3.3.2 and Table 4: 8,192 H100s, TP 8, PP 16, DP 64, 16M-token batches of
     8,192-token sequences, BF16."""
-    return _job(
+    return on_gpus(
         {"name": "Llama-3.1-405B", "seq_len": 8192},
         "H100-SXM",
         8192,
@@ -168,7 +160,7 @@ def _at_tflops(job: Job, tflops: float) -> float:
 
 def _bloom_checkpoint() -> Job:
     """BLOOM 176B: full checkpoint, bf16 weights and fp32 Adam state (cost-model §8.2)."""
-    return _job(
+    return on_gpus(
         {"params": 176_247_271_424, "seq_len": 2048},
         "A100-80GB",
         384,
@@ -179,7 +171,7 @@ def _bloom_checkpoint() -> Job:
 
 
 def _llama2_weights() -> Job:
-    job = _job({"name": "Llama-2-7B", "seq_len": 4096}, "A100-80GB", 8, micro_batch_size=1)
+    job = on_gpus({"name": "Llama-2-7B", "seq_len": 4096}, "A100-80GB", 8, micro_batch_size=1)
     only_weights = make_job(checkpoint={"every_steps": 100, "save_optimizer": False})
     return job.model_copy(update={"checkpoint": only_weights.checkpoint})
 
@@ -239,7 +231,7 @@ CASES = [
         "torchtitan Llama 3.1 405B, 128xH100, FSDP 16 x TP 8, full AC: 109 tok/s/GPU (step s)",
         f"{TORCHTITAN} 'Llama 3.1 performance numbers'",
         2 * 16 * 8192 / (128 * 109),
-        _job(
+        on_gpus(
             {"name": "Llama-3.1-405B", "seq_len": 8192},
             "H100-SXM",
             128,
