@@ -2,8 +2,8 @@
 
 One MFU for every job (0.4) was off by 10-40% against published runs: GPT-2 124M on one node,
 a 7B on 8 A100s and Llama 3 405B on 16k H100s reach different shares of their peak. The runs in
-``catalog/data/mfu.json`` each cite a paper or a benchmark table; ``mfu_band`` narrows them to
-the runs most like the job and returns their spread. A pure function of its arguments: the table
+``catalog/data/mfu.json`` each cite a paper or a benchmark table; ``mfu_band`` takes its point
+from the runs most like the job and its ends from every run on the same hardware and format. A pure function of its arguments: the table
 ships with trainlint, and an org's ``EstimateParams.mfu`` replaces the band (compute.py).
 """
 
@@ -24,8 +24,8 @@ MIN_RUNS = 3
 """A filter narrows the runs only while it leaves this many: a band from one run has no spread."""
 
 LOW_SHARE = 0.8
-"""The band's low end is this share of the least efficient run like the job: published runs were
-tuned by their authors; an untuned job reaches less (assumed)."""
+"""The band's low end is this share of the least efficient run on the job's hardware: published
+runs were tuned by their authors; an untuned job reaches less (assumed)."""
 
 FALLBACK = 0.4
 """The point when the table has no runs at all (cost-model §4.3-4.4: 35-45% tuned dense)."""
@@ -110,8 +110,8 @@ def _precision_class(precision: str | None) -> str:
 
 
 @dataclass(frozen=True)
-class Job:
-    """What the table is searched by; None where the job does not say."""
+class Lookup:
+    """What the table is searched by, from the job; None where the job does not say."""
 
     params: float | None
     gpu: GpuSpec | None
@@ -120,7 +120,7 @@ class Job:
     sharded: bool
 
 
-def _hardware_tests(job: Job) -> list[Callable[[Run], bool]]:
+def _hardware_tests(job: Lookup) -> list[Callable[[Run], bool]]:
     """Tests of the hardware and number format: runs that pass them bound the band."""
     tests: list[Callable[[Run], bool]] = [
         lambda r: _precision_class(r.precision) == _precision_class(job.precision)
@@ -131,7 +131,7 @@ def _hardware_tests(job: Job) -> list[Callable[[Run], bool]]:
     return tests
 
 
-def _workload_tests(job: Job) -> list[Callable[[Run], bool]]:
+def _workload_tests(job: Lookup) -> list[Callable[[Run], bool]]:
     """Tests of size and layout, most telling first: runs that pass them give the point."""
     tests: list[Callable[[Run], bool]] = []
     size = job.params
@@ -153,13 +153,13 @@ def _narrow(chosen: Sequence[Run], tests: list[Callable[[Run], bool]]) -> list[R
     return list(chosen)
 
 
-def peer_runs(job: Job) -> list[Run]:
+def peer_runs(job: Lookup) -> list[Run]:
     """Published runs on the job's GPU generation and number format: their spread is what a job
     on this hardware may reach, whatever its size and layout."""
     return _narrow(runs(), _hardware_tests(job))
 
 
-def similar_runs(job: Job) -> list[Run]:
+def similar_runs(job: Lookup) -> list[Run]:
     """The peers most like the job in size, scale and sharding."""
     return _narrow(peer_runs(job), _workload_tests(job))
 
@@ -176,7 +176,7 @@ def mfu_band(
     published runs, from ``LOW_SHARE`` of the least to the most efficient run on the same
     hardware and format (the nearest runs agree more closely than jobs do: Llama 2's
     production runs reached less than MosaicML's benchmarks of the same sizes)."""
-    job = Job(params, gpu, precision, world, sharded)
+    job = Lookup(params, gpu, precision, world, sharded)
     peers = [r.utilization for r in peer_runs(job)]
     if not peers:
         return Band(FALLBACK * LOW_SHARE, FALLBACK, FALLBACK)
