@@ -3,8 +3,9 @@
 One MFU for every job (0.4) was off by 10-40% against published runs: GPT-2 124M on one node,
 a 7B on 8 A100s and Llama 3 405B on 16k H100s reach different shares of their peak. The runs in
 ``catalog/data/mfu.json`` each cite a paper or a benchmark table; ``mfu_band`` takes its point
-from the runs most like the job and its ends from every run on the same hardware and format. A pure function of its arguments: the table
-ships with trainlint, and an org's ``EstimateParams.mfu`` replaces the band (compute.py).
+from the runs most like the job and its ends from every run on the same hardware and format.
+A pure function of its arguments: the table ships with trainlint, and an org's
+``EstimateParams.mfu`` replaces the band (compute.py).
 """
 
 from __future__ import annotations
