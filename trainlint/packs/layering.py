@@ -466,7 +466,8 @@ def _add_locks(locks: Locks, pack: Pack) -> None:
         return
     if not isinstance(raw, dict) or set(raw) - {"params", "rules", "fleet"}:
         raise PolicyError(
-            f"pack {pack.name!r}: data.trainlint.locks must hold params and rules (and fleet), nothing else"
+            f"pack {pack.name!r}: data.trainlint.locks must hold params and rules (and fleet), "
+            "nothing else"
         )
     _add_fleet_locks(locks, pack, raw.get("fleet") or {})
     params = _params(pack)
