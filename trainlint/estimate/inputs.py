@@ -452,10 +452,10 @@ def _world(job: Job, per_node: Sourced[int] | None) -> Sourced[int] | None:
     if world is not None:
         return Sourced(world, "declared")
     nodes = positive(res.nodes)
-    if per_node is None or (per_node.source == "fleet" and nodes is None):
+    from_fleet = per_node is not None and per_node.source == "fleet"
+    if per_node is None or (from_fleet and nodes is None):
         return None
-    return Sourced(world_size(per_node.value, nodes), "fleet" if per_node.source == "fleet"
-                   else "estimated")  # fmt: skip
+    return Sourced(world_size(per_node.value, nodes), "fleet" if from_fleet else "estimated")
 
 
 def _per_node(job: Job, fleet: FleetHardware) -> Sourced[int] | None:
@@ -475,14 +475,18 @@ def _gpu_bytes(job: Job, gpu: GpuSpec | None, source: Source) -> Sourced[float] 
 
 
 def _hardware(job: Job, p: EstimateParams) -> GpuSetup:
-    """The job's GPUs as its files state them; what they leave out, from the org fleet."""
+    """The job's GPUs as its files state them; what they leave out, from the org fleet. A
+    GPU the files name but the catalog lacks stays unknown: the fleet's is not the job's."""
     gpu_field = job.resources.gpu
     stated = resolve_gpu(gpu_field.model) if gpu_field.model else None
     fleet = hardware(p.fleet, job.resources.placement, stated)
-    gpu_source: Source = "catalog" if stated or not fleet.gpu else "fleet"
-    gpu = stated or fleet.gpu
+    fleet_gpu = None if gpu_field.model else fleet.gpu
+    gpu_source: Source = "fleet" if fleet_gpu else "catalog"
+    gpu = stated or fleet_gpu
     per_node = _per_node(job, fleet)
-    price = Sourced(fleet.price, "fleet") if fleet.price is not None else price_of(gpu, p)
+    price = price_of(gpu, p)
+    if gpu is not None and fleet.price is not None:  # the fleet priced this very GPU
+        price = Sourced(fleet.price, "fleet")
     return GpuSetup(
         gpu,
         _gpu_bytes(job, gpu, gpu_source),
