@@ -136,8 +136,9 @@ def test_keys_document_every_flag() -> None:
     assert len(described) == len(megatron.FLAGS)
 
 
-# Megatron-LM's Llama 3 8B FP8 example (MANIFEST.tsv): the run is ``--train-samples``.
-LLAMA3_FP8 = Path(__file__).parent / "fixtures" / "megatron" / "train_llama3_8b_h100_fp8.sh"
+# Megatron-LM's Llama 3 8B FP8 example (tests/fresh/MANIFEST.tsv): the run is --train-samples.
+FRESH = Path(__file__).parents[1] / "fresh" / "repos" / "Megatron-LM" / "examples"
+LLAMA3_FP8 = FRESH / "llama" / "train_llama3_8b_h100_fp8.sh"
 
 
 def _job(tmp_path: Path, script: Path | str) -> Job:

@@ -61,14 +61,14 @@ TOKENIZER_VOCAB = {
 }
 
 
-def _tokenizer_vocab(value: Any) -> int | None:
-    return TOKENIZER_VOCAB.get((n.to_str(value) or "").strip().lower())
-
-
-def _model_vocab(value: Any) -> int | None:
-    """``--tokenizer-model meta-llama/Meta-Llama-3-8B``: the vocabulary of the catalog model
-    whose tokenizer it names; None for a file the catalog cannot name (``/data/tok.model``)."""
-    text = n.to_str(value)
+def tokenizer_vocab(value: Any) -> int | None:
+    """The vocabulary of a tokenizer named by its Megatron type (``GPT2BPETokenizer``) or by
+    the catalog model it belongs to (``meta-llama/Meta-Llama-3-8B``, a Hub id NeMo and
+    ``--tokenizer-model`` take); None for any other (a file path, ``HuggingFaceTokenizer``).
+    NeMo and GPT-NeoX read their tokenizer keys with it."""
+    text = (n.to_str(value) or "").strip()
+    if text.lower() in TOKENIZER_VOCAB:
+        return TOKENIZER_VOCAB[text.lower()]
     model = resolve_model(text) if text else None
     return model.vocab if model is not None else None
 
@@ -98,8 +98,8 @@ FLAGS: dict[str, list[JobField]] = {
     "num-attention-heads": [JobField("/model/heads", n.positive_int)],
     "num-query-groups": [JobField("/model/kv_heads", n.positive_int)],
     "vocab-size": [JobField("/model/vocab", n.positive_int)],
-    "tokenizer-type": [JobField("/model/vocab", _tokenizer_vocab)],
-    "tokenizer-model": [JobField("/model/vocab", _model_vocab)],
+    "tokenizer-type": [JobField("/model/vocab", tokenizer_vocab)],
+    "tokenizer-model": [JobField("/model/vocab", tokenizer_vocab)],
     "tensor-model-parallel-size": [JobField("/training/parallelism/tensor", n.positive_int)],
     "pipeline-model-parallel-size": [JobField("/training/parallelism/pipeline", n.positive_int)],
     "context-parallel-size": [JobField("/training/parallelism/context", n.positive_int)],
