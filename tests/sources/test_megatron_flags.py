@@ -176,3 +176,12 @@ def test_recompute_activations_is_selective_and_the_tokenizer_gives_the_vocabula
     assert job.model.vocab == 50257
     assert job.estimates.params is not None
     assert job.estimates.sources["params"] == "estimated"
+
+
+def test_gpt_oss_example_is_selective_sequence_parallel_fp8(tmp_path: Path) -> None:
+    """Megatron-LM's examples/gptoss/02_train.sh: --recompute-activations (selective),
+    --sequence-parallel and --fp8-format hybrid over --bf16."""
+    job = _job(tmp_path, FRESH / "gptoss" / "02_train.sh")
+    training = job.training
+    assert (training.recompute, training.precision) == ("selective", "fp8")
+    assert training.parallelism.sequence_parallel is True
