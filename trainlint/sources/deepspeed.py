@@ -1,7 +1,9 @@
 """DeepSpeed JSON: batch sizes, ZeRO stage and offload, precision, logging and profilers.
 
 ``"auto"`` values convert to unknown, so the trainer config of the same job fills them
-(HF Trainer resolves them the same way at run time).
+(HF Trainer resolves them the same way at run time). A config with no precision block enabled
+(``fp16``, ``bf16``/``bfloat16``, ``amp``, ``torch_autocast`` all off or absent, none
+``"auto"``) trains fp32, as DeepSpeed does; a trainer's own precision outranks it.
 """
 
 from __future__ import annotations
