@@ -2,8 +2,9 @@
 ``.trainlint.toml``; the file closest to each checked file configures that file (ruff's rule:
 ``Configs``), and ``extend`` names a base config it inherits from (the extending file's keys
 win). The run's own config (``run_config``, the closest to the folder holding every checked
-path) gives what is one per run — packs, params, baseline, fail-on — and ``project_root`` the
-folder every reported path is relative to. ``--config FILE`` (``load_config``) replaces them all.
+path) gives what is one per run — packs, params, fleet, baseline, fail-on — and
+``project_root`` the folder every reported path is relative to. ``--config FILE``
+(``load_config``) replaces them all.
 
 Keys are spelled as in ruff (``extend-select``, ``per-file-ignores``; snake_case works too).
 Unknown keys are errors that name the key, the file and its line, and the closest valid key
@@ -41,6 +42,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 
 from trainlint.errors import ConfigError, SourceError
+from trainlint.fleet import Fleet
 from trainlint.packs.sources import PackSource
 from trainlint.sources.structured import (
     MAX_BYTES,
@@ -118,6 +120,10 @@ class RepoConfig(BaseModel):
     params: dict[str, dict[str, Any]] = {}
     """Rule parameters by rule slug (``checkpoint-too-frequent``) or ``estimate``; they
     override the packs' ``data.trainlint.params``."""
+
+    fleet: Fleet | None = None
+    """The org's GPUs (``trainlint.fleet``): one per run like ``params``; over the packs'
+    ``data.trainlint.fleet`` key by key, unless a pack locks the key."""
 
     root: Path = Path(".")
     """The folder the config file is in; globs are relative to it."""
@@ -231,7 +237,7 @@ def common_folder(paths: Sequence[Path]) -> Path:
 def run_config(paths: Sequence[Path]) -> RepoConfig:
     """The config of the run: the closest to the folder holding every checked path (for one
     path, its own closest config). It gives what is one per run (``packs``, ``params``,
-    ``baseline``, ``fail-on``); each file's selection, ignores and waivers are its own
+    ``fleet``, ``baseline``, ``fail-on``); each file's selection, ignores and waivers are its own
     closest config's (``Configs``)."""
     return find_config(common_folder(paths))
 

@@ -11,7 +11,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Source = Literal["declared", "catalog", "estimated", "measured", "default"]
+Source = Literal["declared", "catalog", "estimated", "measured", "default", "fleet"]
+"""Where a value comes from; ``fleet`` is the org's fleet (``trainlint.fleet``): what the
+platform team states about its GPUs, which no job file does."""
 
 
 class Model(BaseModel):
@@ -46,6 +48,21 @@ class Gpu(Model):
     source: Source | None = None
 
 
+class Placement(Model):
+    """Where the job asks its scheduler to run it, as the job's files write it: what the
+    org fleet's pools match (``trainlint.fleet``) to know a GPU the files do not name."""
+
+    partition: str | None = None  # SLURM --partition
+    constraint: str | None = None  # SLURM --constraint (a feature expression)
+    account: str | None = None  # SLURM --account
+    qos: str | None = None  # SLURM --qos
+    node_labels: dict[str, str] = Field(default_factory=dict)  # Kubernetes nodeSelector, affinity
+    instance_type: str | None = None  # SkyPilot instance_type, Kubernetes instance-type label
+    accelerator: str | None = None  # SkyPilot resources.accelerators, as written
+    cloud: str | None = None  # SkyPilot resources.cloud
+    region: str | None = None  # SkyPilot resources.region
+
+
 class Resources(Model):
     gpu: Gpu = Field(default_factory=Gpu)
     gpus_per_node: int | None = None
@@ -56,6 +73,7 @@ class Resources(Model):
     # What schedules the job and can bound its wall-clock time: slurm, kubernetes,
     # axolotl-cloud (None: it runs where it is started).
     scheduler: str | None = None
+    placement: Placement = Field(default_factory=Placement)
 
 
 class Peft(Model):

@@ -15,14 +15,18 @@ from typing import Any
 
 from trainlint.config import RepoConfig
 from trainlint.errors import ConfigError
+from trainlint.fleet import dumped
 from trainlint.job import Location
 from trainlint.packs import Pack, load_builtin_pack, load_pack
 from trainlint.packs.layering import (
     Locks,
     Violation,
+    fleet_data,
     layer,
+    override_fleet,
     override_params,
     same_kind,
+    with_fleet,
     with_params,
 )
 from trainlint.packs.sources import PackSource
@@ -64,7 +68,18 @@ def load_policy(
     merged, rejected = override_params(_params(pack), params, locks, "the repo config")
     placed = [PlacedViolation(v, _pack_location(config, v)) for v in layered]
     placed += [PlacedViolation(v, _param_location(config, pack, v)) for v in rejected]
-    return Policy(with_params(pack, merged), locks, placed, _rule_packs(packs[1:]))
+    fleet, refused = config_fleet(pack, config, locks)
+    placed += [PlacedViolation(v, _fleet_location(config, v)) for v in refused]
+    pack = with_fleet(with_params(pack, merged), fleet)
+    return Policy(pack, locks, placed, _rule_packs(packs[1:]))
+
+
+def config_fleet(
+    pack: Pack, config: RepoConfig, locks: Locks
+) -> tuple[dict[str, Any], list[Violation]]:
+    """The packs' fleet with the repo config's keys over it, but for those a pack locks."""
+    own = dumped(config.fleet) if config.fleet is not None else {}
+    return override_fleet(fleet_data(pack), own, locks, "the repo config")
 
 
 def _rule_packs(packs: Sequence[Pack]) -> dict[str, str]:
@@ -169,6 +184,11 @@ def _param_location(config: RepoConfig, pack: Pack, violation: Violation) -> Loc
     names = [name for name, values in config.params.items()
              if _group(pack, name) == group and key in values]  # fmt: skip
     return config_location(config, ("params", names[-1], key) if names else ("params",))
+
+
+def _fleet_location(config: RepoConfig, violation: Violation) -> Location:
+    """The config's ``fleet`` key that tried to change the locked ``fleet.<key>``."""
+    return config_location(config, ("fleet", violation.lock.removeprefix("fleet.")))
 
 
 def _pack_location(config: RepoConfig, violation: Violation) -> Location:

@@ -44,6 +44,16 @@ fail-on = "warning"
 # mfu = 0.4    # one utilisation for every job; unset: from published runs like each job
 # prices = { "H100-SXM" = 2.49 }   # negotiated USD per GPU-hour
 
+# The GPUs your jobs run on when their files do not say (`#SBATCH --gres=gpu:8`): a default,
+# and pools matched on a partition, node selector, instance type or cloud. Numbers from here
+# are marked `fleet` in `trainlint estimate`.
+# [fleet]
+# default-gpu = "H100-SXM"
+# [[fleet.pools]]
+# match = { partition = "gpu-a100*" }
+# gpu = "A100-80GB"
+# gpus-per-node = 8
+
 # Which format a glob of ambiguous files is (see `trainlint formats`).
 [formats]
 # "recipes/*.yaml" = "axolotl"

@@ -6,8 +6,9 @@
 #   more of them kept than suggested_keep_last; the limit is Hugging Face save_total_limit,
 #   torchtune/GPT-NeoX keep_last_n_checkpoints, Lightning save_top_k or torchtitan
 #   keep_latest_k. The message gives the saves, the size, the total, its monthly cost at
-#   usd_per_gb_month (an assumed object-storage price) and a keep-last suggestion; the cost is
-#   storage per month, not GPU time, so the finding carries no per-run waste.
+#   usd_per_gb_month (an assumed object-storage price; the org fleet's storage-price,
+#   data.trainlint.fleet, replaces it) and a keep-last suggestion; the cost is storage per
+#   month, not GPU time, so the finding carries no per-run waste.
 # related_resources:
 #   - ref: https://huggingface.co/docs/transformers/main_classes/trainer#transformers.TrainingArguments.save_total_limit
 #     description: TrainingArguments.save_total_limit (default None keeps every checkpoint)
@@ -77,9 +78,17 @@ _ckpt := input.estimates.checkpoint
 _message := concat("", [
 	"no checkpoint retention limit: ", _kept, " is ~", fmt.bytes(_ckpt.storage_bytes), " (",
 	fmt.basis(["checkpoint.kept", "checkpoint.storage_bytes"]), "), ~",
-	fmt.usd((_ckpt.storage_bytes / 1e9) * params.usd_per_gb_month), " per month at $",
-	fmt.num(params.usd_per_gb_month), "/GB-month (assumed price); ", _fix,
+	fmt.usd((_ckpt.storage_bytes / 1e9) * _price), " per month at $",
+	fmt.num(_price), "/GB-month (", _price_source, "); ", _fix,
 ]) if _applies
+
+# The org fleet's storage price (data.trainlint.fleet) where it states one: a known price.
+# (data.trainlint as a whole holds the rules themselves: read the fleet's path only.)
+_fleet_price := data.trainlint.fleet["storage-price"]
+
+_price := _fleet_price if is_number(_fleet_price) else := params.usd_per_gb_month
+
+_price_source := "the fleet's price" if is_number(_fleet_price) else := "assumed price"
 
 _kept := concat("", [fmt.plural(_ckpt.kept, "save"), " × ", fmt.bytes(_ckpt.size_bytes)]) if {
 	is_number(_ckpt.kept)

@@ -50,6 +50,11 @@ test_threshold_and_price_come_from_params if {
 	contains(f.message, "~$448 per month at $0.10/GB-month")
 }
 
+test_the_fleets_storage_price_replaces_the_assumed_one if {
+	some f in findings with input as _job with data.trainlint.fleet as {"storage-price": 0.05}
+	contains(f.message, "~$224 per month at $0.050/GB-month (the fleet's price)")
+}
+
 test_quiet_when_few_saves_are_kept if {
 	job := object.union(_job, {"estimates": {"checkpoint": {"saves": 3, "kept": 3, "storage_bytes": 3e12, "size_bytes": 1e12}}})
 	count(findings) == 0 with input as job

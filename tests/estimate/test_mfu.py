@@ -16,7 +16,8 @@ from trainlint.estimate.inputs import resolve
 from trainlint.estimate.ledger import Ledger
 from trainlint.estimate.mfu import Band, mfu_band, runs
 from trainlint.estimate.params import published_defaults
-from trainlint.job import Job
+from trainlint.fleet import Interconnect
+from trainlint.job import Gpu, Job, Resources
 
 H100, A100 = resolve_gpu("H100"), resolve_gpu("A100-80GB")
 
@@ -90,16 +91,24 @@ def test_zero3_gathers_each_micro_batch_with_latency() -> None:
 
 
 def test_bandwidth_by_pool_overrides_the_defaults() -> None:
-    """An org's pool (the fleet's interconnect) sets the fabric across nodes and NVLink
-    inside one; without it the catalog link and ``network_bytes_per_s`` apply."""
+    """An org's pool (the fleet's interconnect) sets NVLink inside a node and the fabric across
+    nodes; without it the catalog link and ``network_bytes_per_s`` apply."""
     p = EstimateParams()
-    inp = resolve(_fsdp_8b(1), p)
-    default = job_compute(inp, p, Ledger()).comm.allreduce_s
-    fast = dataclasses.replace(inp, hw=dataclasses.replace(inp.hw, fabric_bytes_per_s=50e9))
-    faster = job_compute(fast, p, Ledger()).comm.allreduce_s
-    assert default and faster
+    one_node = resolve(_fsdp_8b(1).model_copy(update={"resources": Resources(
+        gpu=Gpu(model="H100"), world_size=8, gpus_per_node=8
+    )}), p)  # fmt: skip
+    catalog = job_compute(one_node, p, Ledger()).comm.allreduce_s
+    pool = Interconnect.model_validate({"nvlink-gbps": 1800.0})  # 225 GB/s: half of 450
+    slower = dataclasses.replace(one_node, hw=dataclasses.replace(one_node.hw, links=pool))
+    halved = job_compute(slower, p, Ledger()).comm.allreduce_s
+    assert catalog and halved
     latency = 3 * 32 * p.collective_latency_us * 1e-6
-    assert faster - latency == pytest.approx((default - latency) / 2)
+    assert halved - latency == pytest.approx(2 * (catalog - latency))
+    across = resolve(_fsdp_8b(1), p)  # 16 GPUs: two nodes, the fabric
+    fabric = job_compute(across, p, Ledger()).comm.allreduce_s
+    faster = job_compute(across, p.model_copy(update={"network_bytes_per_s": 50e9}), Ledger())
+    assert fabric and faster.comm.allreduce_s
+    assert faster.comm.allreduce_s - latency == pytest.approx((fabric - latency) / 2)
 
 
 def _sft(**training: object) -> Job:

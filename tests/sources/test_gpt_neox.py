@@ -76,6 +76,7 @@ def test_kebab_typo_is_matched_in_snake_form_and_reported_in_kebab() -> None:
 def test_setup_file_sets_reporters_and_wandb_off_is_respected() -> None:
     assert rows(read("setup.yml")) == [
         ("/training/parallelism/strategy", "deepspeed", 2, 1),
+        ("/model/vocab", 50257, 4, 3),  # GPT-2's vocab file, NeoX's default GPT2BPETokenizer
         ("/logging/reporters", ["tensorboard"], 8, 3),
     ]
 
@@ -163,3 +164,22 @@ def test_arbitrary_text_raises_only_source_error(text: str) -> None:
         gpt_neox.parse(file)
     except SourceError:
         pass
+
+
+@pytest.mark.parametrize(
+    ("text", "vocab"),
+    [
+        ('{"tokenizer_type": "GPT2BPETokenizer"}', 50257),
+        ('{"tokenizer_type": "HFTokenizer", "vocab_file": "data/20B_tokenizer.json"}', None),
+        ('{"vocab_file": "/mnt/ssd-1/data/gpt2-vocab.json"}', 50257),
+    ],
+)
+def test_vocabulary_from_the_tokenizer(text: str, vocab: int | None) -> None:
+    """The tokenizer fixes the vocabulary, so the parameter count follows from the dims."""
+    facts = {f.pointer: f.value for f in gpt_neox.parse(Input("x.yml", text)).facts}
+    assert facts.get("/model/vocab") == vocab
+
+
+def test_sequence_parallel_is_read() -> None:
+    doc = gpt_neox.parse(Input("x.yml", '{"model_parallel_size": 2, "sequence_parallel": true}'))
+    assert {f.pointer: f.value for f in doc.facts}["/training/parallelism/sequence_parallel"]

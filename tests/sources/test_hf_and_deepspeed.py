@@ -20,6 +20,7 @@ from tests.conftest import CORPUS
 from tests.fast_loop import examples
 from trainlint.errors import SourceError
 from trainlint.job import Location
+from trainlint.lint import load_jobs
 from trainlint.sources import deepspeed, hf_trainer, read_document
 from trainlint.sources.base import Document, Input, Skipped
 from trainlint.sources.hf_trainer import cli_facts
@@ -328,3 +329,50 @@ def test_deepspeed_random_mappings_never_raise(data: dict[str, Any]) -> None:
 def test_a_trainer_state_artifact_is_not_a_config() -> None:
     state = '{"global_step": 500, "logging_steps": 10, "save_steps": 500, "log_history": []}'
     assert isinstance(read_document(Input("checkpoint-500/trainer_state.json", state)), Skipped)
+
+
+# DeepSpeedExamples configs (fixtures/deepspeed/MANIFEST.tsv): fp16 off, and no precision block.
+@pytest.mark.parametrize(
+    ("name", "line"), [("ds_config_gpt_base_random_ltd.json", 18), ("pipeline_ds_config.json", 1)]
+)
+def test_deepspeed_without_fp16_or_bf16_trains_fp32(name: str, line: int) -> None:
+    """DeepSpeed keeps fp32 weights and compute unless a precision block is enabled."""
+    doc = deepspeed.parse(fixture(f"deepspeed/{name}"))
+    assert located(doc)["/training/precision"][:2] == ("fp32", line)
+
+
+@pytest.mark.parametrize(
+    "blocks",
+    [
+        '"bf16": {"enabled": "auto"}',  # left to the trainer
+        '"fp16": {"enabled": false}, "bf16": {"enabled": true}',
+        '"bfloat16": {"enabled": true}',  # DeepSpeed's alias
+        '"amp": {"enabled": true}',
+        '"torch_autocast": {"enabled": true, "dtype": "bfloat16"}',
+        '"fp16": {"enabled": "$FP16"}',
+    ],
+)
+def test_deepspeed_with_a_precision_block_on_or_left_open_is_not_fp32(blocks: str) -> None:
+    text = '{"train_micro_batch_size_per_gpu": 1, ' + blocks + "}"
+    doc = deepspeed.parse(Input("ds.json", text))
+    assert "fp32" not in [f.value for f in doc.facts if f.pointer == "/training/precision"]
+
+
+@pytest.mark.parametrize(
+    ("ds_precision", "trainer", "expected"),
+    [
+        ('"bf16": {"enabled": "auto"}', "bf16: true\n", "bf16"),  # HF fills "auto"
+        ('"fp16": {"enabled": false}', "bf16: true\n", "bf16"),  # the trainer's outranks
+        ('"fp16": {"enabled": false}', "", "fp32"),
+    ],
+)
+def test_trainer_precision_outranks_deepspeed_fp32(
+    tmp_path: Path, ds_precision: str, trainer: str, expected: str
+) -> None:
+    (tmp_path / "ds.json").write_text('{"zero_optimization": {"stage": 2}, ' + ds_precision + "}")
+    (tmp_path / "sft.yaml").write_text(
+        f"per_device_train_batch_size: 4\nmax_steps: 10\ndeepspeed: ds.json\n{trainer}"
+    )
+    (tmp_path / "train.sh").write_text("deepspeed train.py --config sft.yaml\n")
+    jobs = load_jobs([tmp_path])
+    assert [job.training.precision for job in jobs] == [expected]

@@ -31,11 +31,16 @@ def values(doc: Document) -> dict[str, Any]:
     return {f.pointer: f.value for f in doc.facts if f.pointer != "/resources/scheduler"}
 
 
+H100_PRODUCT, A100_PRODUCT = "NVIDIA-H100-80GB-HBM3", "NVIDIA-A100-SXM4-80GB"
+GKE_ACCELERATOR = "/resources/placement/node_labels/cloud.google.com~1gke-accelerator"
+
 EXPECTED: dict[str, tuple[list[FactRow], list[RefRow]]] = {
     "batch_job.yaml": (
         [
             ("/name", "single-node", 4, 3),
             ("/resources/spot", False, 11, 9),  # karpenter.sh/capacity-type: on-demand
+            # every required node label, for the org fleet's pools
+            ("/resources/placement/node_labels/karpenter.sh~1capacity-type", "on-demand", 11, 9),
             ("/resources/nodes", 1, 6, 3),
             ("/resources/gpus_per_node", 2, 22, 15),
             ("/resources/world_size", 2, 22, 15),
@@ -56,6 +61,7 @@ EXPECTED: dict[str, tuple[list[FactRow], list[RefRow]]] = {
             ("/tags/project", "llama", 49, 13),
             ("/resources/gpu/model", "H100-SXM", 20, 13),
             ("/resources/gpu/memory_bytes", 85899345920, 20, 13),
+            ("/resources/placement/node_labels/nvidia.com~1gpu.product", H100_PRODUCT, 20, 13),
             ("/resources/nodes", 4, 16, 7),  # Master 1 + Worker 3
             ("/resources/gpus_per_node", 8, 43, 19),
             ("/resources/world_size", 32, 43, 19),
@@ -75,6 +81,7 @@ EXPECTED: dict[str, tuple[list[FactRow], list[RefRow]]] = {
             ("/resources/time_limit_s", 7200.0, 7, 3),
             ("/resources/gpu/model", "A100-80GB", 29, 27),  # required node affinity
             ("/resources/gpu/memory_bytes", 85899345920, 29, 27),
+            ("/resources/placement/node_labels/nvidia.com~1gpu.product", A100_PRODUCT, 29, 27),
             ("/resources/nodes", 2, 18, 9),  # the GPU workers; the head has no GPU
             ("/resources/gpus_per_node", 4, 37, 21),
             ("/resources/world_size", 8, 37, 21),
@@ -93,7 +100,9 @@ EXPECTED: dict[str, tuple[list[FactRow], list[RefRow]]] = {
             ("/tags/cost_center", "research", 69, 15),  # runtimePatches pod labels
             ("/resources/gpu/model", "A100-40GB", 78, 27),
             ("/resources/gpu/memory_bytes", 42949672960, 78, 27),
+            (GKE_ACCELERATOR, "nvidia-tesla-a100", 78, 27),
             ("/resources/spot", True, 79, 27),
+            ("/resources/placement/node_labels/cloud.google.com~1gke-spot", "true", 79, 27),
             ("/resources/nodes", 2, 61, 5),  # trainer.numNodes beats mlPolicy.numNodes
             ("/resources/gpus_per_node", 4, 49, 27),  # the runtime's node container
             ("/resources/world_size", 8, 49, 27),

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 
 from tests.fast_loop import examples
 from tests.sources.helpers import located, mappings, near_misses, parse_never_raises
+from trainlint.lint import load_jobs
 from trainlint.sources import hf_trainer, litgpt, read_document
 from trainlint.sources.base import Document, Input
 
@@ -101,3 +105,52 @@ def test_recognition() -> None:
 @given(mappings(sorted(litgpt.KNOWN_KEYS)), mappings(sorted(litgpt.TRAIN_KEYS)))
 def test_random_mappings_never_raise(data: dict[str, Any], train: dict[str, Any]) -> None:
     parse_never_raises(litgpt, {**data, "train": train})
+
+
+# litgpt's config_hub (fixtures/litgpt/MANIFEST.tsv).
+FIXTURES = Path(__file__).parent / "fixtures" / "litgpt"
+
+
+def test_pretrain_on_several_devices_is_fsdp_hybrid_shard() -> None:
+    """``devices: auto`` in a pretrain config: litgpt's pretrain.py shards with HYBRID_SHARD."""
+    path = FIXTURES / "pretrain_tinyllama.yaml"
+    facts = located(litgpt.parse(Input(str(path), path.read_text())))
+    assert facts["/training/parallelism/strategy"] == ("fsdp:hybrid_shard", 101, 1)
+    assert facts["/training/parallelism/zero_stage"] == (3, 101, 1)
+    assert "/training/activation_checkpointing" not in facts
+
+
+def test_full_finetune_on_four_devices_is_sharded_per_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """finetune/full.py on 4 devices: FSDP FULL_SHARD recomputing each Block, so model states
+    are per shard (not DDP's full copy on every GPU)."""
+    shutil.copy(FIXTURES / "finetune_llama-3.1-8b_full.yaml", tmp_path / "full.yaml")
+    monkeypatch.chdir(tmp_path)  # a path under a test_* folder reads as an evaluation file
+    (job,) = load_jobs([Path(".")])
+    par = job.training.parallelism
+    assert (par.strategy, par.zero_stage, job.training.activation_checkpointing) == (
+        "fsdp",
+        3,
+        True,
+    )
+    memory, params = job.estimates.memory, job.estimates.params
+    assert params is not None and memory.optimizer_bytes is not None
+    assert memory.optimizer_bytes < params * 8 / 2  # AdamW's two fp32 moments, over 4 ranks
+
+
+@pytest.mark.parametrize(
+    ("text", "strategy"),
+    [
+        ("checkpoint_dir: checkpoints/x\ndevices: 1\n", None),  # one device: strategy "auto"
+        ("checkpoint_dir: checkpoints/x\n", None),  # finetune's default devices is 1
+        ("checkpoint_dir: checkpoints/x\ndevices: 1\nnum_nodes: 2\n", "fsdp"),
+        ("model_name: pythia-14m\n", "fsdp:hybrid_shard"),  # pretrain's default is auto
+        ("model_name: pythia-14m\ndevices: ${oc.env:GPUS}\n", None),
+        ("checkpoint_dir: checkpoints/x\ndevices: 2\nquantize: bnb.nf4\n", None),  # refused
+    ],
+)
+def test_strategy_follows_the_device_count(text: str, strategy: str | None) -> None:
+    full = text + "train:\n  micro_batch_size: 1\n  save_interval: 10\n"
+    facts = located(litgpt.parse(Input("c.yaml", full)))
+    assert facts.get("/training/parallelism/strategy", (None,))[0] == strategy

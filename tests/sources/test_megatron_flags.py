@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from trainlint.job import Location
+from trainlint.job import Job, Location
+from trainlint.lint import load_jobs
 from trainlint.sources import launch_script, megatron, read_document
 from trainlint.sources.base import Document, Input
 
@@ -39,6 +41,7 @@ def test_array_flags_land_with_their_positions() -> None:
         ("/features/fp8", "precision", 24, 5),
         ("/training/parallelism/zero_stage", 1, 25, 5),
         ("/training/activation_checkpointing", True, 26, 5),
+        ("/training/recompute", "selective", 26, 5),  # --recompute-activations
         ("/resources/time_limit_s", 14100.0, 27, 5),
         ("/training/parallelism/tensor", 8, 31, 5),
         ("/training/parallelism/pipeline", 16, 32, 5),
@@ -52,11 +55,40 @@ def test_array_flags_land_with_their_positions() -> None:
 @pytest.mark.parametrize(
     ("flag", "value", "expected"),
     [
-        ("--train-samples", "1953125000", [("/training/dataset_samples", 1953125000)]),
+        (
+            "--train-samples",
+            "1953125000",
+            [("/training/dataset_samples", 1953125000), ("/training/epochs", 1.0)],
+        ),
         ("--ffn-hidden-size", "14336", [("/model/ffn_hidden", 14336)]),
         ("--num-query-groups", "8", [("/model/kv_heads", 8)]),
         ("--num_workers", "6", [("/data/num_workers", 6)]),  # underscores spell the same flag
-        ("--recompute-activations", True, [("/training/activation_checkpointing", True)]),
+        (
+            "--recompute-activations",  # Megatron makes it --recompute-granularity selective
+            True,
+            [("/training/activation_checkpointing", True), ("/training/recompute", "selective")],
+        ),
+        (
+            "--recompute-granularity",
+            "selective",
+            [("/training/activation_checkpointing", True), ("/training/recompute", "selective")],
+        ),
+        (
+            "--recompute-granularity",
+            "full",
+            [("/training/activation_checkpointing", True), ("/training/recompute", "full")],
+        ),
+        ("--recompute-granularity", "$GRAN", []),
+        ("--sequence-parallel", True, [("/training/parallelism/sequence_parallel", True)]),
+        ("--context-parallel-size", "2", [("/training/parallelism/context", 2)]),
+        ("--expert-model-parallel-size", "8", [("/training/parallelism/expert", 8)]),
+        ("--fp8", "hybrid", [("/training/precision", "fp8"), ("/features/fp8", "precision")]),
+        ("--fp8-e4m3", True, [("/training/precision", "fp8"), ("/features/fp8", "precision")]),
+        ("--vocab-size", "128256", [("/model/vocab", 128256)]),
+        ("--tokenizer-type", "GPT2BPETokenizer", [("/model/vocab", 50257)]),
+        ("--tokenizer-type", "HuggingFaceTokenizer", []),  # the vocabulary is in its files
+        ("--tokenizer-model", "meta-llama/Meta-Llama-3-8B", [("/model/vocab", 128256)]),
+        ("--tokenizer-model", "/data/tokenizer.model", []),
         ("--use-torch-fsdp2", True, [("/training/parallelism/strategy", "fsdp")]),
         ("--no-save-optim", True, [("/checkpoint/save_optimizer", False)]),
         ("--wandb-project", "gpt3", [("/logging/reporters", ["wandb"])]),
@@ -102,3 +134,54 @@ def test_keys_document_every_flag() -> None:
     described = megatron.keys()
     assert described["--save-interval"] == ["/checkpoint/every_steps"]
     assert len(described) == len(megatron.FLAGS)
+
+
+# Megatron-LM's Llama 3 8B FP8 example (tests/fresh/MANIFEST.tsv): the run is --train-samples.
+FRESH = Path(__file__).parents[1] / "fresh" / "repos" / "Megatron-LM" / "examples"
+LLAMA3_FP8 = FRESH / "llama" / "train_llama3_8b_h100_fp8.sh"
+
+
+def _job(tmp_path: Path, script: Path | str) -> Job:
+    target = tmp_path / "train.sh"
+    target.write_text(script.read_text() if isinstance(script, Path) else script)
+    (job,) = load_jobs([tmp_path])
+    return job
+
+
+def test_train_samples_over_the_global_batch_are_the_run_steps(tmp_path: Path) -> None:
+    job = _job(tmp_path, LLAMA3_FP8)
+    assert job.estimates.run.steps == math.ceil(1953125000 / 128)
+
+
+GPT2_SELECTIVE = """#!/bin/bash
+torchrun --nproc_per_node 8 pretrain_gpt.py \\
+    --num-layers 24 --hidden-size 1024 --num-attention-heads 16 --seq-length 2048 \\
+    --micro-batch-size 4 --global-batch-size 256 --train-iters 1000 --bf16 \\
+    --tensor-model-parallel-size 2 --sequence-parallel --recompute-activations \\
+    --tokenizer-type GPT2BPETokenizer --vocab-file gpt2-vocab.json --merge-file gpt2-merges.txt
+"""
+
+
+def test_recompute_activations_is_selective_and_the_tokenizer_gives_the_vocabulary(
+    tmp_path: Path,
+) -> None:
+    """Selective recompute (the estimator adds no second forward for it, and uses Korthikanti's
+    selective activations), sequence parallelism read, and GPT-2's tokenizer making the
+    parameter count known from the dimensions."""
+    job = _job(tmp_path, GPT2_SELECTIVE)
+    assert (job.training.recompute, job.training.parallelism.sequence_parallel) == (
+        "selective",
+        True,
+    )
+    assert job.model.vocab == 50257
+    assert job.estimates.params is not None
+    assert job.estimates.sources["params"] == "estimated"
+
+
+def test_gpt_oss_example_is_selective_sequence_parallel_fp8(tmp_path: Path) -> None:
+    """Megatron-LM's examples/gptoss/02_train.sh: --recompute-activations (selective),
+    --sequence-parallel and --fp8-format hybrid over --bf16."""
+    job = _job(tmp_path, FRESH / "gptoss" / "02_train.sh")
+    training = job.training
+    assert (training.recompute, training.precision) == ("selective", "fp8")
+    assert training.parallelism.sequence_parallel is True

@@ -83,6 +83,7 @@ def test_facts_with_places_and_interpolations() -> None:
         ("/model/heads", 32, 30, 3),
         ("/model/kv_heads", 8, 31, 3),
         ("/training/activation_checkpointing", True, 32, 3),
+        ("/training/recompute", "selective", 32, 3),
         ("/training/optimizer/name", "distributed_fused_adam", 34, 5),  # family unknown
         ("/logging/reporters", ["wandb"], 14, 3),
     ]
@@ -175,3 +176,41 @@ def test_arbitrary_text_raises_only_source_error(text: str) -> None:
         nemo.parse(file)
     except SourceError:
         pass
+
+
+# The Megatron block of NeMo's examples/nlp/language_modeling/conf/megatron_gpt_config.yaml
+# (NVIDIA/NeMo 8cfedd72, Apache-2.0), with the recompute and sequence-parallel settings its
+# comments offer.
+MEGATRON_GPT = """\
+trainer:
+  devices: 8
+  max_steps: 300000
+model:
+  micro_batch_size: 4
+  global_batch_size: 8
+  encoder_seq_length: 512
+  num_layers: 12
+  hidden_size: 768
+  ffn_hidden_size: 3072
+  num_attention_heads: 12
+  tokenizer:
+    library: 'megatron'
+    type: 'GPT2BPETokenizer'
+  activations_checkpoint_granularity: selective # 'selective' or 'full'
+  sequence_parallel: True
+"""
+
+
+@pytest.mark.parametrize(
+    ("granularity", "mode"), [("selective", "selective"), ("full", "full"), ("null", None)]
+)
+def test_recompute_granularity_sequence_parallel_and_tokenizer_vocabulary(
+    granularity: str, mode: str | None
+) -> None:
+    """``selective`` recomputes only attention (not a second forward: Korthikanti et al.), and
+    the tokenizer's vocabulary makes the parameter count known from the dimensions."""
+    text = MEGATRON_GPT.replace("granularity: selective", f"granularity: {granularity}")
+    facts = {f.pointer: f.value for f in nemo.parse(Input("megatron_gpt_config.yaml", text)).facts}
+    assert facts.get("/training/recompute") == mode
+    assert facts["/training/parallelism/sequence_parallel"] is True
+    assert facts["/model/vocab"] == 50257

@@ -48,6 +48,7 @@ def test_fixture_facts_and_references_are_exact() -> None:
         ("/name", "sft-llama", 2, 1),
         ("/resources/nodes", 2, 11, 1),
         ("/resources/spot", True, 6, 3),
+        ("/resources/placement/accelerator", "H100", 5, 3),  # as written, for the fleet's pools
         ("/resources/gpu/model", "H100-SXM", 5, 3),
         ("/resources/gpu/memory_bytes", 85899345920, 5, 3),
         ("/resources/gpus_per_node", 8, 5, 3),

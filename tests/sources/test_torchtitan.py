@@ -12,8 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.fast_loop import examples
+from trainlint.catalog import resolve_model
 from trainlint.discover import discover
 from trainlint.errors import SourceError
+from trainlint.lint import load_jobs
 from trainlint.sources import read_document, torchtitan
 from trainlint.sources.base import Document, Input, Skipped
 from trainlint.sources.structured.toml import load_toml
@@ -59,7 +61,7 @@ def test_published_llama3_8b_layout() -> None:
         ("/logging/profiler/enabled", True, 9, 1),
         ("/logging/profiler/scheduled", True, 9, 1),
         *[(pointer, value, 24, 1) for pointer, value in OPTIMIZER],
-        ("/model/name", "llama3-8B", 19, 1),
+        ("/model/name", "Llama-3.1-8B", 19, 1),  # llama3 + flavor 8B
         ("/checkpoint/every_steps", 500, 49, 1),
         ("/logging/reporters", ["tensorboard"], 15, 1),
     ]
@@ -88,7 +90,7 @@ def test_newer_layout_local_batch_compile_section_and_float8() -> None:
         ("/logging/every_steps", 2, 6, 1),
         ("/training/activation_checkpointing", False, 34, 1),
         *[(pointer, value, 37, 1) for pointer, value in OPTIMIZER],
-        ("/model/name", "llama3-8B", 11, 1),
+        ("/model/name", "Llama-3.1-8B", 11, 1),
         ("/checkpoint/every_steps", 250, 47, 1),
         ("/logging/reporters", [], 7, 1),
     ]
@@ -229,3 +231,60 @@ def test_arbitrary_text_raises_only_source_error(text: str) -> None:
         torchtitan.parse(file)
     except SourceError:
         pass
+
+
+@pytest.mark.parametrize(
+    ("model", "flavor", "params"),
+    [
+        ("llama3", "405B", 405_853_388_800),  # the Llama 3.1 405B card's 405B
+        ("llama3", "8B_flex", 8_030_261_248),
+        ("llama3", "1B", 1_498_482_688),  # untied, unlike Llama 3.2 1B on the Hub
+        ("llama3", "debugmodel", 6_163_712),
+        ("llama3", "debugmodel_varlen_attn", 6_163_712),
+        ("llama2", "7B", 6_738_415_616),
+        ("qwen3", "30B-A3B", None),  # MoE: the catalog's own count, checked below
+        ("qwen3", "debugmodel_non_fused_qkv", 31_987_968),
+        ("deepseek_v3", "16B", 15_706_484_224),  # DeepSeek-V2-Lite's dimensions
+        ("deepseek_v3", "671B", 671_026_419_200),
+    ],
+)
+def test_every_flavor_torchtitan_defines_resolves(
+    model: str, flavor: str, params: int | None
+) -> None:
+    """``[model] name``/``flavor`` as torchtitan's registries spell them reach a catalog model."""
+    text = f'[job]\n[model]\nname = "{model}"\nflavor = "{flavor}"\n[training]\nsteps = 10\n'
+    (fact,) = [
+        f for f in torchtitan.parse(Input("t.toml", text)).facts if f.pointer == "/model/name"
+    ]
+    entry = resolve_model(str(fact.value))
+    assert entry is not None
+    assert params is None or entry.params == params
+
+
+def test_every_flavor_table_entry_is_a_catalog_model() -> None:
+    assert all(resolve_model(name) is not None for name in torchtitan.FLAVORS.values())
+
+
+def test_a_flavor_the_catalog_lacks_keeps_name_and_flavor() -> None:
+    assert torchtitan.flavor_model("llama4", "17bx16e") == "llama4-17bx16e"
+
+
+# torchtitan's own train_configs (fixtures/torchtitan/MANIFEST.tsv).
+@pytest.mark.parametrize(
+    ("name", "model"),
+    [
+        ("llama3_405b.toml", "Llama-3.1-405B"),
+        ("llama3_debug_model.toml", "torchtitan-llama3-debugmodel"),
+        ("deepseek_v3_16b.toml", "DeepSeek-V2-Lite"),
+    ],
+)
+def test_published_configs_name_a_catalog_model(
+    name: str, model: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The job's parameter count comes from the catalog, so memory and cost are estimated."""
+    (tmp_path / name).write_text((FIXTURES / name).read_text())
+    monkeypatch.chdir(tmp_path)  # a path under a test_* folder reads as an evaluation file
+    (job,) = load_jobs([Path(".")])
+    entry = resolve_model(model)
+    assert job.model.name == model and entry is not None
+    assert (job.estimates.params, job.estimates.sources["params"]) == (entry.params, "catalog")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -19,7 +19,10 @@ _SEPARATORS = re.compile(r"[\s\-_:/]+")
 # "8x H100", "H100:8" (SkyPilot): the count is not part of the name.
 _GPU_COUNT = re.compile(r"^(?:\d+\s*[x\u00d7]\s*)?(?P<name>.+?)(?::\d+)?$", re.IGNORECASE)
 _GPU_NOISE = frozenset({"nvidia", "tesla", "amd", "instinct", "geforce", "gpu"})
-# Instruct/chat variants share the base model's dimensions.
+# A count inside a name (Lambda's ``gpu_8x_a100_80gb_sxm4``) is not part of the GPU either.
+_GPU_COUNT_WORD = re.compile(r"\d+x")
+# Instruct/chat variants share the base model's dimensions. Quantized copies (``-bnb-4bit``,
+# ``-AWQ``) stay unknown: they load with their weights already quantized.
 _MODEL_NOISE = frozenset({"meta", "instruct", "chat", "hf", "base"})
 
 
@@ -197,36 +200,47 @@ def _key(text: str, noise: frozenset[str]) -> str:
     return "".join(t for t in tokens if t and t not in noise)
 
 
-def _index(entries: Iterable[GpuSpec | ModelSpecEntry], noise: frozenset[str]) -> dict[str, Any]:
+def _gpu_key(text: str) -> str:
+    tokens = _SEPARATORS.split(text.strip().lower())
+    return _key(" ".join(t for t in tokens if not _GPU_COUNT_WORD.fullmatch(t)), _GPU_NOISE)
+
+
+def _index(
+    entries: Iterable[GpuSpec | ModelSpecEntry], key: Callable[[str], str]
+) -> dict[str, Any]:
     index: dict[str, Any] = {}
     for entry in entries:
         for spelling in (entry.name, *entry.aliases):
-            index.setdefault(_key(spelling, noise), entry)
+            index.setdefault(key(spelling), entry)
     return index
+
+
+def _model_key(text: str) -> str:
+    return _key(text, _MODEL_NOISE)
 
 
 @cache
 def _gpu_index() -> dict[str, GpuSpec]:
-    return _index(gpus(), _GPU_NOISE)
+    return _index(gpus(), _gpu_key)
 
 
 @cache
 def _model_index() -> dict[str, ModelSpecEntry]:
-    return _index(models(), _MODEL_NOISE)
+    return _index(models(), _model_key)
 
 
 def resolve_gpu(name: str) -> GpuSpec | None:
     """The catalog GPU a config means; None when unknown.
 
     Case-insensitive; ``-``, ``_``, ``:``, ``/`` and spaces are ignored, as are vendor words
-    (NVIDIA, Tesla, AMD, Instinct) and a count (``H100:8``, ``8x H100``). Bare ``A100`` is the
-    40GB part (SkyPilot, GCP ``nvidia-tesla-a100`` and AWS p4d all mean it), bare ``V100`` the
-    16GB one, bare ``H100`` the SXM one.
+    (NVIDIA, Tesla, AMD, Instinct) and a count (``H100:8``, ``8x H100``, ``gpu_8x_h100_sxm5``).
+    Bare ``A100`` is the 40GB part (SkyPilot, GCP ``nvidia-tesla-a100`` and AWS p4d all mean
+    it), bare ``V100`` the 16GB one, bare ``H100`` the SXM one.
     """
     match = _GPU_COUNT.match(name.strip())
     if match is None:
         return None
-    return _gpu_index().get(_key(match["name"], _GPU_NOISE))
+    return _gpu_index().get(_gpu_key(match["name"]))
 
 
 def resolve_model(name: str) -> ModelSpecEntry | None:
@@ -237,7 +251,7 @@ def resolve_model(name: str) -> ModelSpecEntry | None:
     """
     index = _model_index()
     for part in reversed(re.split(r"[/\\]+", name.strip())):
-        key = _key(part, _MODEL_NOISE)
+        key = _model_key(part)
         if key in index:
             return index[key]
     return None

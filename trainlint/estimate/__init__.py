@@ -24,7 +24,7 @@ from trainlint.derive import model_parallel
 from trainlint.estimate.checkpoint import job_checkpoint, job_mtbf_s
 from trainlint.estimate.compute import job_compute
 from trainlint.estimate.cost import Restarts, alternatives, job_run, run_steps
-from trainlint.estimate.inputs import MAX_QUANTITY, Basis, Inputs, finite, positive, resolve
+from trainlint.estimate.inputs import MAX_QUANTITY, Basis, Inputs, finite, resolve
 from trainlint.estimate.ledger import Ledger
 from trainlint.estimate.memory import job_memory
 from trainlint.estimate.params import EstimateParams, RuleLimits
@@ -58,13 +58,22 @@ def _record_inputs(inp: Inputs, led: Ledger) -> None:
         else:
             led.put(key, known.value, known.source)
     if inp.hw.gpu is not None:
-        led.put("gpu", inp.hw.gpu.name, "catalog")
+        led.put("gpu", inp.hw.gpu.name, inp.hw.gpu_source)
     if inp.hw.world is not None:
         led.put("gpus", inp.hw.world.value, inp.hw.world.source)
     if inp.hw.price is not None:
         led.put("price_per_gpu_hour", inp.hw.price.value, inp.hw.price.source)
     elif inp.hw.gpu is not None:
         led.missing("price_per_gpu_hour")
+
+
+def _fleet_fabric(inp: Inputs, p: EstimateParams) -> EstimateParams:
+    """The assumptions with the network across nodes the job's fleet pool states (Gb/s as
+    vendors quote it, in bytes per second), in place of the default."""
+    links = inp.hw.links
+    if links is None or links.fabric_gbps is None:
+        return p
+    return p.model_copy(update={"network_bytes_per_s": links.fabric_gbps * 1e9 / 8})
 
 
 def measured_step_time(job: Job, world: int | None) -> float | None:
@@ -122,10 +131,11 @@ def estimate(
                                   "the world size)"])  # fmt: skip
     p, rules = params or EstimateParams(), limits or RuleLimits()
     inp = resolve(job, p)
+    p = _fleet_fabric(inp, p)
     led = Ledger()
     _record_inputs(inp, led)
     memory = job_memory(inp, p, led)
-    per_node = positive(job.resources.gpus_per_node)
+    per_node = inp.hw.per_node.value if inp.hw.per_node else None
     compute = job_compute(inp, p, led, per_node)
     measured = measured_step_time(job, inp.hw.world.value if inp.hw.world else None)
     if measured is not None:  # a fresh probe at this world size replaces the estimate

@@ -132,12 +132,13 @@ def link_bytes_per_s(gpu: str, world: int, per_node: int, p: EstimateParams) -> 
 
 
 def pool_bytes_per_s(inp: Inputs, world: int, per_node: int, p: EstimateParams) -> float | None:
-    """``link_bytes_per_s`` by pool, where the job's ``GpuSetup`` knows its own: NVLink inside
-    a node, the fabric per GPU across nodes (an org's pool overrides the catalog and default)."""
+    """``link_bytes_per_s`` by pool: NVLink inside a node, the fabric across nodes. The org
+    fleet's pool overrides the catalog's NVLink (``GpuSetup.links``, Gb/s per GPU); its fabric
+    arrives as ``network_bytes_per_s`` (``estimate._fleet_fabric``)."""
     hw = inp.hw
-    own = hw.fabric_bytes_per_s if world > per_node else hw.nvlink_bytes_per_s
-    if own:
-        return own
+    nvlink_gbps = hw.links.nvlink_gbps if hw.links else None
+    if world <= per_node and nvlink_gbps:
+        return nvlink_gbps * 1e9 / 8
     return link_bytes_per_s(hw.gpu.name if hw.gpu else "", world, per_node, p)
 
 

@@ -1,5 +1,9 @@
 """Everything the formulas need, resolved once from a Job: the config, the catalogs, defaults.
 
+The hardware is the job's own (its files name the GPU and count), else the org fleet's
+(``trainlint.fleet``: the pool the job's placement matches, else the fleet's defaults; source
+``fleet``), else unknown.
+
 Resolution order for the model: declared in the config, then the known-model catalog by
 ``model.name``, then computed from dimensions. Missing inputs with a framework default
 (gradient accumulation 1, one node, no recomputation, no ZeRO) take it silently; missing inputs
@@ -33,6 +37,7 @@ from trainlint.estimate.precision import (
     parse_optimizer,
     parse_precision,
 )
+from trainlint.fleet import FleetHardware, Interconnect, hardware
 from trainlint.job import Job, Source
 
 Assumed = dict[str, str | int | float | bool]
@@ -48,8 +53,9 @@ class GpuSetup:
     gpu_bytes: Sourced[float] | None
     world: Sourced[int] | None
     price: Sourced[float] | None
-    nvlink_bytes_per_s: float | None = None  # inside a node; None: the catalog's link
-    fabric_bytes_per_s: float | None = None  # per GPU across nodes; None: network_bytes_per_s
+    per_node: Sourced[int] | None = None
+    gpu_source: Source = "catalog"  # ``fleet`` when the org fleet named the GPU
+    links: Interconnect | None = None  # the fleet pool's NVLink and fabric, when it says
 
 
 @dataclass(frozen=True)
@@ -436,35 +442,70 @@ def _shard_group(job: Job, model_parallel: int) -> int | None:
     return max(1, per_node // model_parallel)
 
 
-def _world(job: Job) -> Sourced[int] | None:
+def _world(job: Job, per_node: Sourced[int] | None) -> Sourced[int] | None:
     """The job's GPU count: its world size as stated or derived (``derive``: what the config
     fixes is ``declared``), else GPUs per node x nodes, one node when the count is unknown: a
-    guess derivation refuses (``--nnodes $NNODES``), hence ``estimated``."""
+    guess derivation refuses (``--nnodes $NNODES``), hence ``estimated``. GPUs per node from
+    the fleet count only with the nodes the job states (``fleet``): a job that says neither
+    may well run on one GPU."""
     res = job.resources
     world = positive(res.world_size)
     if world is not None:
         return Sourced(world, "declared")
-    per_node = positive(res.gpus_per_node)
-    if per_node is None:
+    nodes = positive(res.nodes)
+    from_fleet = per_node is not None and per_node.source == "fleet"
+    if per_node is None or (from_fleet and nodes is None):
         return None
-    return Sourced(world_size(per_node, positive(res.nodes)), "estimated")
+    return Sourced(world_size(per_node.value, nodes), "fleet" if from_fleet else "estimated")
+
+
+def _per_node(job: Job, fleet: FleetHardware) -> Sourced[int] | None:
+    """GPUs per node: the job's, else its fleet pool's (or the fleet's default count)."""
+    stated = positive(job.resources.gpus_per_node)
+    if stated is not None:
+        return Sourced(stated, "declared")
+    return None if fleet.gpus_per_node is None else Sourced(fleet.gpus_per_node, "fleet")
+
+
+def _gpu_bytes(job: Job, gpu: GpuSpec | None, source: Source) -> Sourced[float] | None:
+    """The GPU's memory: as the job states it, else its catalog entry's (named by ``source``)."""
+    gpu_field = job.resources.gpu
+    if positive(gpu_field.memory_bytes) is not None:
+        return Sourced(float(gpu_field.memory_bytes or 0), gpu_field.source or "declared")
+    return None if gpu is None else Sourced(float(gpu.memory_bytes), source)
 
 
 def _hardware(job: Job, p: EstimateParams) -> GpuSetup:
+    """The job's GPUs as its files state them; what they leave out, from the org fleet. A
+    GPU the files name but the catalog lacks stays unknown: the fleet's is not the job's."""
     gpu_field = job.resources.gpu
-    gpu = resolve_gpu(gpu_field.model) if gpu_field.model else None
-    gpu_bytes: Sourced[float] | None = None
-    if positive(gpu_field.memory_bytes) is not None:
-        gpu_bytes = Sourced(float(gpu_field.memory_bytes or 0), gpu_field.source or "declared")
-    elif gpu is not None:
-        gpu_bytes = Sourced(float(gpu.memory_bytes), "catalog")
-    return GpuSetup(gpu, gpu_bytes, _world(job), price_of(gpu, p))
+    stated = resolve_gpu(gpu_field.model) if gpu_field.model else None
+    fleet = hardware(p.fleet, job.resources.placement, stated)
+    fleet_gpu = None if gpu_field.model else fleet.gpu
+    gpu_source: Source = "fleet" if fleet_gpu else "catalog"
+    gpu = stated or fleet_gpu
+    per_node = _per_node(job, fleet)
+    price = price_of(gpu, p)
+    if gpu is not None and fleet.price is not None:  # the fleet priced this very GPU
+        price = Sourced(fleet.price, "fleet")
+    return GpuSetup(
+        gpu,
+        _gpu_bytes(job, gpu, gpu_source),
+        _world(job, per_node),
+        price,
+        per_node,
+        gpu_source,
+        fleet.interconnect,
+    )
 
 
 def price_of(gpu: GpuSpec | None, p: EstimateParams) -> Sourced[float] | None:
-    """USD per GPU-hour: the org's override (declared), else the catalog's."""
+    """USD per GPU-hour: the org fleet's ``prices`` (``fleet``), else the pack's
+    ``params.estimate.prices`` override (declared), else the catalog's."""
     if gpu is None:
         return None
+    if p.fleet is not None and gpu.name in p.fleet.prices:
+        return Sourced(p.fleet.prices[gpu.name], "fleet")
     if gpu.name in p.prices:
         return Sourced(p.prices[gpu.name], "declared")
     return None if gpu.price_per_hour is None else Sourced(gpu.price_per_hour, "catalog")

@@ -2,7 +2,8 @@
 
 Every number in ``Estimates`` carries where it came from (DESIGN §1): copied from the config
 (``declared``), looked up (``catalog``), computed (``estimated``), or driven by an assumption
-(``default``). A computed value inherits ``default`` from any assumed input.
+(``default``), or stated by the org fleet (``fleet``, ``trainlint.fleet``). A computed value
+inherits ``default`` from any assumed input, else ``fleet`` from any input the fleet gave.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ class Sourced(Generic[T]):
 
 def derived(*sources: Source) -> Source:
     """The source of a value computed from inputs with these sources."""
-    return "default" if "default" in sources else "estimated"
+    if "default" in sources:
+        return "default"
+    return "fleet" if "fleet" in sources else "estimated"
 
 
 @dataclass

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from trainlint.catalog import resolve_gpu
 from trainlint.errors import PolicyError
 from trainlint.estimate.precision import parse_precision
+from trainlint.fleet import Fleet
 
 GROUP = "estimate"
 """The parameter group of the assumptions: ``data.trainlint.params.estimate``."""
@@ -114,6 +115,10 @@ class EstimateParams(BaseModel):
     prices: dict[str, float] = Field(default_factory=dict)
     """USD per GPU-hour by catalog GPU name or alias; replaces the catalog price."""
 
+    fleet: Fleet | None = Field(default=None, exclude=True)
+    """The org's fleet: the pack's ``data.trainlint.fleet`` (the repo config's over it), not
+    a parameter: ``of`` reads it beside ``params.estimate``, and it is not published there."""
+
     @field_validator("default_precision")
     @classmethod
     def _known_precision(cls, value: str) -> str:
@@ -141,10 +146,13 @@ class EstimateParams(BaseModel):
         """The assumptions a pack's data sets (MFU, write bandwidth, prices...); a PolicyError
         names the pack and every bad key."""
         try:
-            return cls.model_validate(_params(data).get(GROUP, {}))
+            params = cls.model_validate(_params(data).get(GROUP, {}))
         except ValidationError as exc:
-            detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-            raise PolicyError(f"pack {pack!r}: params.{GROUP}: {detail}") from None
+            raise PolicyError(f"pack {pack!r}: params.{GROUP}: {_detail(exc)}") from None
+        try:
+            return params.model_copy(update={"fleet": _fleet(data)})
+        except ValidationError as exc:
+            raise PolicyError(f"pack {pack!r}: fleet: {_detail(exc)}") from None
 
 
 def published_defaults() -> dict[str, Any]:
@@ -188,6 +196,17 @@ _RULE_PARAMS = {
     "max_memory_utilization": ("does_not_fit", "max_utilization"),
 }
 """Where each limit is set: the rule's parameter group and key in ``data.trainlint.params``."""
+
+
+def _detail(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+
+
+def _fleet(data: Mapping[str, Any]) -> Fleet | None:
+    """The pack's ``data.trainlint.fleet``, validated; None where it has none."""
+    trainlint = data.get("trainlint")
+    fleet = trainlint.get("fleet") if isinstance(trainlint, Mapping) else None
+    return Fleet.model_validate(fleet) if isinstance(fleet, Mapping) and fleet else None
 
 
 def _params(data: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -7,6 +7,11 @@ Each layer's ``data.trainlint.params`` overrides the layers below, key by key. A
                 "missing_cost_tags.required_tags": "superset"},
      "rules": {"TL401": {"approvers": ["platform-team"]}}}
 
+The org fleet, ``data.trainlint.fleet`` (``trainlint.fleet``), is layered the same way, key by
+key (``default-gpu``, ``prices``, ``pools``...: a key replaces the one below whole), and a pack
+locks its keys in ``"fleet": {"default-gpu": "exact", "pools": "exact"}``: a layer above (a
+later pack, the repo config) may not set a locked key to anything else.
+
 A parameter lock says which way is *tighter*: ``max`` (a ceiling: a smaller value is allowed),
 ``min`` (a floor: a larger one is), ``superset`` (a list that may only grow), ``subset`` (a list
 that may only shrink) or ``exact``. A locked rule always runs: ``select``/``ignore``,
@@ -43,7 +48,7 @@ from trainlint.errors import PolicyError
 from trainlint.packs import Pack, RuleMeta, module_package
 
 DIRECTIONS = ("max", "min", "superset", "subset", "exact")
-LAYERED = ("params", "locks")
+LAYERED = ("params", "locks", "fleet")
 """The keys of ``data.trainlint`` that layering writes: no pack's package may touch them."""
 
 _SHOWN = reprlib.Repr()
@@ -69,6 +74,8 @@ class RuleLock:
 class Locks:
     params: dict[str, ParamLock] = field(default_factory=dict)
     rules: dict[str, RuleLock] = field(default_factory=dict)
+    fleet: dict[str, ParamLock] = field(default_factory=dict)
+    """By fleet key (``default-gpu``); the lock's ``path`` is ``fleet.<key>``."""
 
     def rule(self, rule_id: str) -> RuleLock | None:
         return self.rules.get(rule_id.upper())
@@ -93,6 +100,7 @@ def layer(packs: Sequence[Pack]) -> tuple[Pack, Locks, list[Violation]]:
     for index, pack in enumerate(packs):
         _check_trainlint_data(pack, groups=index == 0)
         _check_reserved_packages(pack)
+    packs = [_canonical_fleet(pack) for pack in packs]
     combined, locks = packs[0], Locks()
     _add_locks(locks, packs[0])
     violations: list[Violation] = []
@@ -102,7 +110,10 @@ def layer(packs: Sequence[Pack]) -> tuple[Pack, Locks, list[Violation]]:
             _params(combined), _params(pack), locks, f"pack {pack.name!r}"
         )
         combined = with_params(combined, params)
-        violations += rejected
+        where = f"pack {pack.name!r}"
+        fleet, refused = override_fleet(fleet_data(combined), fleet_data(pack), locks, where)
+        combined = with_fleet(combined, fleet)
+        violations += rejected + refused
         _add_locks(locks, pack)
     return combined, locks, violations
 
@@ -136,6 +147,54 @@ def override_params(
                 )
             target[key] = value
     return merged, violations
+
+
+def override_fleet(
+    base: dict[str, Any], changes: dict[str, Any], locks: Locks, where: str
+) -> tuple[dict[str, Any], list[Violation]]:
+    """The fleet ``base`` with the keys of ``changes`` replacing its own; a change to a locked
+    key that loosens its lock (``exact``: any other value) is left out, as a violation."""
+    merged = dict(base)
+    violations = []
+    for key, value in changes.items():
+        lock = locks.fleet.get(key)
+        problem = loosens(lock, value) if lock else None
+        if lock and problem:
+            violations.append(Violation(lock.path, lock.pack, problem, where))
+        else:
+            merged[key] = value
+    return merged, violations
+
+
+def fleet_data(pack: Pack) -> dict[str, Any]:
+    """The pack's ``data.trainlint.fleet`` (an object: ``_check_trainlint_data``)."""
+    value = _trainlint(pack).get("fleet", {})
+    return value if isinstance(value, dict) else {}
+
+
+def with_fleet(pack: Pack, fleet: dict[str, Any]) -> Pack:
+    trainlint = {key: value for key, value in _trainlint(pack).items() if key != "fleet"}
+    if fleet:
+        trainlint["fleet"] = fleet
+    return dataclasses.replace(pack, data={**pack.data, "trainlint": trainlint})
+
+
+def _canonical_fleet(pack: Pack) -> Pack:
+    """The pack with its fleet checked and spelled one way (catalog GPU names, ``default-gpu``),
+    so that locks compare what a fleet means; a bad fleet is a PolicyError naming the pack."""
+    from pydantic import ValidationError
+
+    from trainlint.fleet import Fleet, dumped
+
+    raw = fleet_data(pack)
+    if not raw:
+        return pack
+    try:
+        fleet = Fleet.model_validate(raw)
+    except ValidationError as exc:
+        detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise PolicyError(f"pack {pack.name!r}: data.trainlint.fleet: {detail}") from None
+    return with_fleet(pack, dumped(fleet))
 
 
 def _replaced_group(group: str, value: Any, locks: Locks, where: str) -> list[Violation]:
@@ -207,6 +266,9 @@ def _unite(base: Pack, pack: Pack) -> Pack:
     data = _merge_owned(_own_data(base.data), _own_data(pack.data), pack.name, "")
     trainlint = dict(data.get("trainlint", {}))
     trainlint["params"] = _params(base)  # params go through override_params and the locks
+    trainlint.pop("fleet", None)  # so does the fleet, through override_fleet
+    if fleet_data(base):
+        trainlint["fleet"] = fleet_data(base)
     locks = _merge_locks(_trainlint(base).get("locks"), _trainlint(pack).get("locks"))
     if locks is not None:
         trainlint["locks"] = locks
@@ -377,7 +439,7 @@ def _merge_locks(base: Any, top: Any) -> dict[str, Any] | None:
     below, above = base or {}, top or {}
     return {
         part: {**(above.get(part) or {}), **(below.get(part) or {})}
-        for part in ("params", "rules")
+        for part in ("params", "rules", "fleet")
         if part in below or part in above
     }
 
@@ -402,8 +464,12 @@ def _add_locks(locks: Locks, pack: Pack) -> None:
     raw = _trainlint(pack).get("locks")
     if raw is None:
         return
-    if not isinstance(raw, dict) or set(raw) - {"params", "rules"}:
-        raise PolicyError(f"pack {pack.name!r}: data.trainlint.locks must hold params and rules")
+    if not isinstance(raw, dict) or set(raw) - {"params", "rules", "fleet"}:
+        raise PolicyError(
+            f"pack {pack.name!r}: data.trainlint.locks must hold params and rules (and fleet), "
+            "nothing else"
+        )
+    _add_fleet_locks(locks, pack, raw.get("fleet") or {})
     params = _params(pack)
     for path, direction in (raw.get("params") or {}).items():
         group, _, key = str(path).partition(".")
@@ -420,6 +486,20 @@ def _add_locks(locks: Locks, pack: Pack) -> None:
         locks.rules.setdefault(
             str(rule_id).upper(), RuleLock(str(rule_id).upper(), tuple(approvers), pack.name)
         )
+
+
+def _add_fleet_locks(locks: Locks, pack: Pack, raw: Any) -> None:
+    """``locks.fleet``: fleet key → direction; the locked value is the pack's own fleet's."""
+    fleet = fleet_data(pack)
+    for key, direction in raw.items() if isinstance(raw, dict) else ():
+        if direction not in DIRECTIONS:
+            raise PolicyError(
+                f"pack {pack.name!r}: fleet lock {key!r}: want '<fleet key>': one of {DIRECTIONS}"
+            )
+        if key not in fleet:
+            raise PolicyError(f"pack {pack.name!r}: fleet lock {key!r} names no key its fleet sets")
+        if key not in locks.fleet:  # the lowest layer's lock holds
+            locks.fleet[key] = ParamLock(f"fleet.{key}", direction, fleet[key], pack.name)
 
 
 def _trainlint(pack: Pack) -> dict[str, Any]:

@@ -1,7 +1,9 @@
 """DeepSpeed JSON: batch sizes, ZeRO stage and offload, precision, logging and profilers.
 
 ``"auto"`` values convert to unknown, so the trainer config of the same job fills them
-(HF Trainer resolves them the same way at run time).
+(HF Trainer resolves them the same way at run time). A config with no precision block enabled
+(``fp16``, ``bf16``/``bfloat16``, ``amp``, ``torch_autocast`` all off or absent, none
+``"auto"``) trains fp32, as DeepSpeed does; a trainer's own precision outranks it.
 """
 
 from __future__ import annotations
@@ -9,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from trainlint.sources.base import Document, Input, Role
+from trainlint.job import Location
+from trainlint.sources.base import Document, Fact, Input, Role, top_of
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import JobField, describe
@@ -48,6 +51,7 @@ TABLE: dict[KeyPath, list[JobField]] = {
     ],
     ("fp16", "enabled"): [JobField("/training/precision", n.when_true("fp16"))],
     ("bf16", "enabled"): [JobField("/training/precision", n.when_true("bf16"))],
+    ("bfloat16", "enabled"): [JobField("/training/precision", n.when_true("bf16"))],  # an alias
     ("optimizer", "type"): n.optimizer_fields(),
     ("steps_per_print",): [JobField("/logging/every_steps", n.positive_int)],
     ("flops_profiler", "enabled"): [
@@ -108,9 +112,39 @@ def _is_bert_schedule(data: dict[str, Any]) -> bool:
     return isinstance(model, dict) and "hidden_size" in model and "mixed_seq_training" in data
 
 
+# The blocks that make DeepSpeed train in lower precision; with none enabled it trains fp32.
+_LOW_PRECISION = ("fp16", "bf16", "bfloat16", "amp", "torch_autocast")
+
+
+def _fp32(file: Input) -> list[Fact]:
+    """fp32 when no precision block is enabled or left to the trainer (``"auto"``): DeepSpeed
+    keeps fp32 weights and compute unless fp16/bf16/amp/torch_autocast says otherwise. A
+    trainer's own precision (HF ``bf16: true``, which fills ``"auto"`` or an absent block)
+    outranks this file when the job is assembled. Located at the first disabled block, else
+    at the top of the file."""
+    data = file.mapping
+    blocks = {key: data[key] for key in _LOW_PRECISION if key in data}
+    for block in blocks.values():
+        # DeepSpeed reads a block without "enabled" as off
+        enabled = block.get("enabled", False) if isinstance(block, dict) else None
+        if n.to_bool(enabled) is not False:  # on, "auto" or a variable
+            return []
+    where = _located(file, next(iter(blocks), None))
+    return [Fact("/training/precision", "fp32", where)]
+
+
+def _located(file: Input, block: str | None) -> Location:
+    if block is None:
+        return top_of(file.path)
+    line, column = file.trees[0].span((block, "enabled"))
+    return Location(file=file.path, line=line, column=column)
+
+
 def keys() -> dict[str, list[str]]:
     """Every key this format reads → the job-model pointers it sets (docs/formats.md)."""
-    return describe(TABLE) | describe(BERT_TABLE)
+    described = describe(TABLE) | describe(BERT_TABLE)
+    described["fp16, bf16, amp, torch_autocast all off or absent (fp32)"] = ["/training/precision"]
+    return described
 
 
 def parse(file: Input) -> Document:
@@ -120,7 +154,9 @@ def parse(file: Input) -> Document:
     if _is_bert_schedule(file.mapping) and not set(file.mapping) & _DISTINCTIVE:
         return flat.document(file, name, "config", recognise(file), BERT_TABLE, {})
     known: dict[KeyPath, Collection[str]] = {(): KNOWN_KEYS, ("zero_optimization",): ZERO_KEYS}
-    return flat.document(file, name, role, recognise(file), TABLE, known)
+    doc = flat.document(file, name, role, recognise(file), TABLE, known)
+    doc.facts += _fp32(file)
+    return doc
 
 
 FORMAT = Format(

@@ -18,6 +18,7 @@ from trainlint.sources.base import Document, Fact, Input, Role, seed_default, ty
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import JobField, describe, facts_from_table
+from trainlint.sources.megatron import TOKENIZER_VOCAB, tokenizer_vocab
 from trainlint.sources.structured import KeyPath, Tree
 
 name = "gpt-neox"
@@ -47,6 +48,13 @@ def _launcher(value: Any) -> str | None:
     return _LAUNCHERS.get(text, text or None)
 
 
+def _vocab_file(value: Any) -> int | None:
+    """``vocab_file: data/gpt2-vocab.json`` under NeoX's default ``GPT2BPETokenizer`` is
+    GPT-2's vocabulary; any other file is unknown here."""
+    text = (n.to_str(value) or "").replace("\\", "/").rsplit("/", 1)[-1].strip().lower()
+    return TOKENIZER_VOCAB["gpt2bpetokenizer"] if text == "gpt2-vocab.json" else None
+
+
 TABLE: dict[KeyPath, list[JobField]] = {
     (): [JobField("/training/parallelism/strategy", _always("deepspeed"))],
     ("num_layers",): [JobField("/model/layers", n.positive_int)],
@@ -54,6 +62,8 @@ TABLE: dict[KeyPath, list[JobField]] = {
     ("num_attention_heads",): [JobField("/model/heads", n.positive_int)],
     ("num_kv_heads",): [JobField("/model/kv_heads", n.positive_int)],
     ("seq_length",): [JobField("/model/seq_len", n.positive_int)],
+    ("vocab_file",): [JobField("/model/vocab", _vocab_file)],
+    ("tokenizer_type",): [JobField("/model/vocab", tokenizer_vocab)],
     ("train_micro_batch_size_per_gpu",): [JobField("/training/micro_batch_size", n.positive_int)],
     ("gradient_accumulation_steps",): [JobField("/training/grad_accum_steps", n.positive_int)],
     ("train_batch_size",): [JobField("/training/global_batch_size", n.positive_int)],
@@ -74,6 +84,7 @@ TABLE: dict[KeyPath, list[JobField]] = {
     ],
     ("model_parallel_size",): [JobField("/training/parallelism/tensor", n.positive_int)],
     ("pipe_parallel_size",): [JobField("/training/parallelism/pipeline", n.positive_int)],
+    ("sequence_parallel",): [JobField("/training/parallelism/sequence_parallel", n.to_bool)],
     ("checkpoint_activations",): [JobField("/training/activation_checkpointing", n.to_bool)],
     ("seed",): [JobField("/training/seed", n.to_int)],
     ("save_interval",): [JobField("/checkpoint/every_steps", n.positive_int)],

@@ -108,6 +108,8 @@ def keys() -> dict[str, list[str]]:
         "cloud.google.com/gke-accelerator, ...": ["/resources/gpu/model"],
         "nodeSelector: cloud.google.com/gke-spot, karpenter.sh/capacity-type, ...": [
             "/resources/spot"],
+        "nodeSelector / required nodeAffinity (one value): every label": [
+            "/resources/placement/node_labels/<key>"],
         "metadata.labels / metadata.annotations (job and pod templates)": ["/tags/<key>"],
         "containers[].env[] (name/value)": ["/env/NAME"],
         "containers[].command + args, RayJob spec.entrypoint": [

@@ -218,8 +218,10 @@ def keys() -> dict[str, list[str]]:
             "/resources/gpus_per_node", "/resources/gpu/model"],
         "#SBATCH --nodes / -N": ["/resources/nodes"],
         "#SBATCH --time / -t": ["/resources/time_limit_s"],
-        "#SBATCH --constraint": ["/resources/gpu/model"],
-        "#SBATCH --account / -A, --partition / -p, --comment k=v": ["/tags/<key>"],
+        "#SBATCH --constraint": ["/resources/gpu/model", "/resources/placement/constraint"],
+        "#SBATCH --account / -A, --partition / -p, --qos / -q": [
+            "/tags/<key>", "/resources/placement/<key>"],
+        "#SBATCH --comment k=v": ["/tags/<key>"],
         "#SBATCH --job-name / -J": ["/name"],
         "export NAME=value, NAME=value <command>": ["/env/NAME"],
         "torchrun / python -m torch.distributed.run --nproc_per_node, --nnodes, --standalone": [

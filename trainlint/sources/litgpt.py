@@ -5,13 +5,23 @@ The model is a catalog name (``model_name``), a checkpoint folder named after th
 (``model_config``); batch sizes, length and intervals live under ``train:`` and ``eval:``.
 
 Default (``Document.defaults``): ``seed`` 1337 when unset, at the top of the file.
+
+On more than one device litgpt picks the strategy itself, with no setting to change it
+(litgpt 26857050, ``pretrain.py`` and ``finetune/*.py``): ``pretrain`` shards with FSDP
+``HYBRID_SHARD`` (FULL_SHARD within a node, replicas across nodes); ``finetune`` (full,
+adapter) with FSDP FULL_SHARD and ``finetune_lora`` with FSDP2 ``fully_shard``, both
+recomputing each transformer ``Block`` (``activation_checkpointing_policy={Block}``). So a
+config whose ``devices`` is not one device states that strategy, located at ``devices`` (at
+the top of the file for a pretrain config that leaves ``devices`` to its default, ``auto``).
+A config is a pretrain one when it names ``model_name`` or ``initial_checkpoint_dir``, a
+finetune one when it names ``checkpoint_dir``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from trainlint.sources.base import Document, Fact, Input, Role, seed_default
+from trainlint.sources.base import Document, Fact, Input, Role, seed_default, top_of
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import Converter, JobField, describe
@@ -140,6 +150,7 @@ def parse(file: Input) -> Document:
     locate = tree_locator(tree, file.path)
     doc = Document(file.path, name, recognise(file), role)
     doc.facts = table_facts(tree.data, TABLE, locate) + _grad_accum(tree.data, locate)
+    doc.facts += _strategy(tree.data, locate, file.path)
     doc.unknown_keys = near_misses(tree, KNOWN_KEYS, name, file.path)
     doc.unknown_keys += near_misses(tree, TRAIN_KEYS, name, file.path, ("train",))
     doc.unknown_keys += near_misses(tree, EVAL_KEYS, name, file.path, ("eval",))
@@ -161,10 +172,56 @@ def _grad_accum(data: dict[str, Any], locate: Locate) -> list[Fact]:
     return fact("/training/grad_accum_steps", steps, locate(("train", "global_batch_size")))
 
 
+def _command(data: dict[str, Any]) -> str | None:
+    """``pretrain`` or ``finetune``, from the keys only that command's setup takes."""
+    if "checkpoint_dir" in data:
+        return "finetune"
+    if "model_name" in data or "initial_checkpoint_dir" in data:
+        return "pretrain"
+    return None
+
+
+def _several_devices(data: dict[str, Any], command: str) -> bool | None:
+    """Whether the run spans more than one device: True for ``auto``/-1 (every GPU there is:
+    sharding over one rank changes nothing), None when the count is a variable."""
+    devices = data.get("devices", "auto" if command == "pretrain" else 1)
+    nodes = n.positive_int(data.get("num_nodes", 1))
+    if n.to_str(devices) in {"auto", "-1"}:
+        return True
+    count = n.positive_int(devices)
+    if count is None or nodes is None:
+        return None
+    return count * nodes > 1
+
+
+def _strategy(data: dict[str, Any], locate: Locate, path: str) -> list[Fact]:
+    """The FSDP strategy (and, for finetuning, per-block recompute) litgpt uses on several
+    devices; nothing on one device or an unknown count."""
+    command = _command(data)
+    if command is None or n.to_str(data.get("quantize")):  # litgpt refuses to quantize on several
+        return []
+    if not _several_devices(data, command):
+        return []
+    where = locate(("devices",)) if "devices" in data else top_of(path)
+    sharded = Fact("/training/parallelism/zero_stage", 3, where)  # FULL_SHARD's, per shard group
+    if command == "pretrain":
+        return [Fact("/training/parallelism/strategy", "fsdp:hybrid_shard", where), sharded]
+    return [
+        Fact("/training/parallelism/strategy", "fsdp", where),
+        sharded,
+        Fact("/training/activation_checkpointing", True, where),
+    ]
+
+
 def keys() -> dict[str, list[str]]:
     """Every key this format reads → the job-model pointers it sets (docs/formats.md)."""
     described = describe(TABLE)
     described["train.global_batch_size"].append("/training/grad_accum_steps")
+    described["devices"] += [
+        "/training/parallelism/strategy",
+        "/training/parallelism/zero_stage",
+        "/training/activation_checkpointing",
+    ]
     return described
 
 

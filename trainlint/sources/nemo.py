@@ -17,6 +17,7 @@ from trainlint.sources.base import Document, Fact, Input, Role, seed_default, ty
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import JobField, describe, facts_from_table
+from trainlint.sources.megatron import tokenizer_vocab
 from trainlint.sources.structured import KeyPath, Tree, interpolation
 
 name = "nemo"
@@ -33,6 +34,13 @@ def _set(value: Any) -> bool | None:
     """``activations_checkpoint_granularity: selective`` → on; null → unknown (the default)."""
     text = n.to_str(value)
     return True if text and text.strip().lower() not in {"none", "null", ""} else None
+
+
+def _granularity(value: Any) -> str | None:
+    """Megatron's recompute granularity: ``selective`` recomputes only the attention core
+    (Korthikanti et al. 2022), ``full`` whole layers."""
+    text = (n.to_str(value) or "").strip().lower()
+    return text if text in {"full", "selective"} else None
 
 
 def _strategy(value: Any) -> str | None:
@@ -95,10 +103,15 @@ TABLE: dict[KeyPath, list[JobField]] = {
     ("model", "ffn_hidden_size"): [JobField("/model/ffn_hidden", n.positive_int)],
     ("model", "num_attention_heads"): [JobField("/model/heads", n.positive_int)],
     ("model", "num_query_groups"): [JobField("/model/kv_heads", n.positive_int)],
+    ("model", "tokenizer", "type"): [JobField("/model/vocab", tokenizer_vocab)],
     ("model", "vocab_size"): [JobField("/model/vocab", n.positive_int)],
     ("model", "fp8"): [JobField("/training/precision", n.when_true("fp8"))],
     ("model", "activations_checkpoint_granularity"): [
-        JobField("/training/activation_checkpointing", _set)
+        JobField("/training/activation_checkpointing", _set),
+        JobField("/training/recompute", _granularity),
+    ],
+    ("model", "sequence_parallel"): [
+        JobField("/training/parallelism/sequence_parallel", n.to_bool)
     ],
     ("model", "activations_checkpoint_method"): [
         JobField("/training/activation_checkpointing", _set)

@@ -30,6 +30,10 @@ TABLE: dict[KeyPath, list[JobField]] = {
     ("name",): [JobField("/name", n.to_str)],
     ("num_nodes",): [JobField("/resources/nodes", n.positive_int)],
     ("resources", "use_spot"): [JobField("/resources/spot", n.to_bool)],
+    # Where the task runs, for the org fleet's pools (``trainlint.fleet``).
+    ("resources", "cloud"): [JobField("/resources/placement/cloud", n.to_str)],
+    ("resources", "region"): [JobField("/resources/placement/region", n.to_str)],
+    ("resources", "instance_type"): [JobField("/resources/placement/instance_type", n.to_str)],
 }
 
 TOP_KEYS = frozenset({
@@ -90,7 +94,8 @@ def keys() -> dict[str, list[str]]:
     """Every key this format reads → the job-model pointers it sets (docs/formats.md)."""
     return describe(TABLE) | {
         "resources.accelerators (or the first any_of / ordered alternative)": [
-            "/resources/gpu/model", "/resources/gpus_per_node", "/resources/world_size"],
+            "/resources/gpu/model", "/resources/gpus_per_node", "/resources/world_size",
+            "/resources/placement/accelerator"],
         "resources.labels.<key>": ["/tags/<key>"],
         "envs.<NAME>": ["/env/NAME"],
         "run (bash: torchrun / accelerate launch / deepspeed / mpirun ...)": [
@@ -144,7 +149,7 @@ def _resource_facts(tree: Tree, file: str) -> list[Fact]:
     where = _where(tree, path, file)
     gpu, count = parse_accelerator(value)
     spec = resolve_gpu(gpu) if gpu else None
-    facts = []
+    facts = [] if gpu is None else [Fact("/resources/placement/accelerator", gpu, where)]
     if spec is not None:
         facts.append(Fact("/resources/gpu/model", spec.name, where))
         facts.append(Fact("/resources/gpu/memory_bytes", spec.memory_bytes, where))

@@ -67,6 +67,45 @@ def _fp8(value: Any) -> str | None:
     return "fp8" if any(item.strip().lower() in {"float8", "mx"} for item in items) else None
 
 
+# Every flavor torchtitan's model registries define (torchtitan/models/<name>/__init__.py, the
+# TOML-era and current ones) whose dimensions the catalog holds → that catalog model. The
+# attention variants (``8B_flex``, ``debugmodel_varlen_attn``, ``_irope``, ``_non_fused_qkv``)
+# share their base flavor's weights. Flavors left out are mixture-of-experts models the catalog
+# does not hold (llama4 17bx16e/17bx128e, deepseek_v3 236B, gpt_oss, qwen3_5, kimi_k2_7, the
+# MoE debug models): their name stays ``name-flavor``, a model the estimator does not know.
+FLAVORS: dict[tuple[str, str], str] = {
+    ("llama3", "debugmodel"): "torchtitan-llama3-debugmodel",
+    ("llama3", "1b"): "torchtitan-llama3-1B",
+    ("llama3", "3b"): "torchtitan-llama3-3B",
+    ("llama3", "8b"): "Llama-3.1-8B",
+    ("llama3", "70b"): "Llama-3.1-70B",
+    ("llama3", "405b"): "Llama-3.1-405B",
+    ("llama2", "7b"): "Llama-2-7B",
+    ("llama2", "13b"): "Llama-2-13B",
+    ("llama2", "70b"): "Llama-2-70B",
+    ("qwen3", "debugmodel"): "torchtitan-qwen3-debugmodel",
+    ("qwen3", "0.6b"): "Qwen3-0.6B",
+    ("qwen3", "1.7b"): "Qwen3-1.7B",
+    ("qwen3", "4b"): "Qwen3-4B",
+    ("qwen3", "8b"): "Qwen3-8B",
+    ("qwen3", "14b"): "Qwen3-14B",
+    ("qwen3", "32b"): "Qwen3-32B",
+    ("qwen3", "30b-a3b"): "Qwen3-30B-A3B",
+    ("qwen3", "235b-a22b"): "Qwen3-235B-A22B",
+    ("deepseek_v3", "16b"): "DeepSeek-V2-Lite",  # V2-Lite's dimensions exactly
+    ("deepseek_v3", "671b"): "DeepSeek-V3",
+}
+_VARIANT = re.compile(r"_(flex(_attn)?|varlen(_attn)?|irope|non_fused_qkv)$")
+
+
+def flavor_model(model: str, flavor: str | None) -> str:
+    """The catalog name of torchtitan's ``[model] name``/``flavor``, else ``name-flavor``."""
+    if flavor is None:
+        return model
+    base = _VARIANT.sub("", flavor.strip().lower())
+    return FLAVORS.get((model.strip().lower(), base), f"{model}-{flavor}")
+
+
 _PARALLEL = {
     "data_parallel_shard_degree": [JobField("/training/parallelism/strategy", _sharded)],
     "tensor_parallel_degree": [JobField("/training/parallelism/tensor", _degree)],
@@ -197,12 +236,11 @@ def _at(tree: Tree, path: KeyPath, file: str) -> Location:
 
 
 def _model_name(tree: Tree, file: str) -> list[Fact]:
-    """``[model] name = "llama3"``, ``flavor = "8B"`` → ``llama3-8B`` (the catalog knows it)."""
+    """``[model] name = "llama3"``, ``flavor = "405B"`` → ``Llama-3.1-405B`` (``FLAVORS``)."""
     model = tree.data.get("model")
     if not isinstance(model, dict) or not n.to_str(model.get("name")):
         return []
-    flavor = n.to_str(model.get("flavor"))
-    value = f"{model['name']}-{flavor}" if flavor else str(model["name"])
+    value = flavor_model(str(model["name"]), n.to_str(model.get("flavor")))
     return [Fact("/model/name", value, _at(tree, ("model", "name"), file))]
 
 

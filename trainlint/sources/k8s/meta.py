@@ -116,6 +116,7 @@ def selector_facts(places: list[At], file: str) -> list[Fact]:
         if last == "nodeSelector":
             for key, value in _scalars(place.value):
                 facts += _label_fact(key, [value], place.child(key).location(file))
+                facts.append(_placed(key, value, place.child(key).location(file)))
         elif last == "matchExpressions" and "requiredDuringSchedulingIgnoredDuringExecution" in (
             place.path
         ):
@@ -133,7 +134,14 @@ def _expression_facts(place: At, file: str) -> list[Fact]:
         if isinstance(item.get("key"), str) and isinstance(values, list):
             where = place.child(index, "key").location(file)
             facts += _label_fact(item["key"], [str(v) for v in values], where)
+            if len(values) == 1:  # the node's label is known only when one value is allowed
+                facts.append(_placed(item["key"], str(values[0]), where))
     return facts
+
+
+def _placed(key: str, value: str, where: Location) -> Fact:
+    """A node label the pod requires, for the org fleet's pools (``trainlint.fleet``)."""
+    return Fact(pointer("resources", "placement", "node_labels", key.strip()), value, where)
 
 
 def _label_fact(key: str, values: list[str], where: Location) -> list[Fact]:

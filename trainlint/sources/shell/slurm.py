@@ -240,10 +240,18 @@ def tag_pointer(key: str) -> str:
     return "/tags/" + n.tag_key(key).replace("~", "~0").replace("/", "~1")
 
 
-def _tag(key: str) -> Callable[[SlurmOption, _Context], list[Fact]]:
+def _tag(key: str, *, placed: bool = False) -> Callable[[SlurmOption, _Context], list[Fact]]:
+    """The option's value as the tag ``key``; ``placed``: also where the job is placed
+    (``/resources/placement/<key>``), which the org fleet's pools match."""
+
     def handler(option: SlurmOption, context: _Context) -> list[Fact]:
         value = (option.value or "").strip()
-        return [context.fact(tag_pointer(key), value, option)] if value else []
+        if not value:
+            return []
+        facts = [context.fact(tag_pointer(key), value, option)]
+        if placed:
+            facts.append(context.fact(f"/resources/placement/{key}", value, option))
+        return facts
 
     return handler
 
@@ -263,15 +271,19 @@ def _name(option: SlurmOption, context: _Context) -> list[Fact]:
 
 
 def _constraint(option: SlurmOption, context: _Context) -> list[Fact]:
-    """``--constraint=volta32gb`` (or ``a100&ib``) names the GPU when exactly one feature does."""
+    """``--constraint=volta32gb`` (or ``a100&ib``) names the GPU when exactly one feature does;
+    the expression as written is where the job is placed, for the org fleet's pools."""
     from trainlint.catalog import resolve_gpu
 
-    value = option.value or ""
-    if "|" in value:
+    value = (option.value or "").strip()
+    if not value:
         return []
+    placed = [context.fact("/resources/placement/constraint", value, option)]
+    if "|" in value:
+        return placed
     features = [f.split("*")[0] for f in re.split(r"[&,\[\]()]+", value) if f]
     names = {spec.name for f in features if (spec := resolve_gpu(f))}
-    return gpu_facts(names.pop(), option, context) if len(names) == 1 else []
+    return placed + (gpu_facts(names.pop(), option, context) if len(names) == 1 else [])
 
 
 _HANDLERS: dict[str, Callable[[SlurmOption, _Context], list[Fact]]] = {
@@ -281,9 +293,9 @@ _HANDLERS: dict[str, Callable[[SlurmOption, _Context], list[Fact]]] = {
     "gpus-per-task": _per_node("task"),
     "gpus": _per_node("job"),
     "time": _time,
-    "account": _tag("account"),
-    "partition": _tag("partition"),
-    "qos": _tag("qos"),
+    "account": _tag("account", placed=True),
+    "partition": _tag("partition", placed=True),
+    "qos": _tag("qos", placed=True),
     "wckey": _tag("wckey"),
     "comment": _comment,
     "job-name": _name,
