@@ -150,13 +150,17 @@ def test_extend_loop_and_missing_base_are_errors(tmp_path: Path) -> None:
 
 def test_repo_params_reach_the_estimator(tmp_path: Path) -> None:
     from tests.conftest import EXAMPLES
-
-    default = load_jobs([EXAMPLES / "llama3-sft"])[0].estimates.step_time_s
-    (tmp_path / ".trainlint.toml").write_text("[params.estimate]\nmfu = 0.2\n")
     from trainlint.config import find_config as closest
 
+    table = load_jobs([EXAMPLES / "llama3-sft"])[0].estimates.step_time_s
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / ".trainlint.toml").write_text("[params.estimate]\nmfu = 0.4\n")
+    (tmp_path / ".trainlint.toml").write_text("[params.estimate]\nmfu = 0.2\n")
+    default = load_jobs([EXAMPLES / "llama3-sft"], config=closest(tmp_path / "a"))[0]
     slower = load_jobs([EXAMPLES / "llama3-sft"], config=closest(tmp_path))[0]
-    assert default and slower.estimates.step_time_s == pytest.approx(2 * default)
+    step = default.estimates.step_time_s
+    assert step and table != step  # the org's mfu replaces the table's
+    assert slower.estimates.step_time_s == pytest.approx(2 * step)
 
 
 @pytest.mark.parametrize(

@@ -126,6 +126,11 @@ class Training(Model):
     dataset_samples: int | None = None
     dataset_tokens: int | None = None
     total_steps: int | None = None
+    # Samples concatenated into full sequences (TRL ``packing``, axolotl ``sample_packing``,
+    # padding-free collators); with ``padding`` "longest" and no packing a batch is only as
+    # long as its longest sample, "max_length" pads every sample to the full length.
+    packing: bool | None = None
+    padding: str | None = None
     precision: str | None = None  # fp32, fp16, bf16, fp8
     optimizer: Optimizer = Field(default_factory=Optimizer)
     activation_checkpointing: bool | None = None

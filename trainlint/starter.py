@@ -41,7 +41,7 @@ fail-on = "warning"
 # max_overhead_fraction = 0.05
 
 [params.estimate]
-# mfu = 0.4
+# mfu = 0.4    # one utilisation for every job; unset: from published runs like each job
 # prices = { "H100-SXM" = 2.49 }   # negotiated USD per GPU-hour
 
 # The GPUs your jobs run on when their files do not say (`#SBATCH --gres=gpu:8`): a default,

@@ -29,7 +29,7 @@
 #     srun torchrun --nproc-per-node 8 finetune.py \
 #         --model_name_or_path openai-community/gpt2 \
 #         --per_device_train_batch_size 8 --max_seq_length 1024 \
-#         --max_steps 20000 --bf16
+#         --max_steps 40000 --bf16
 #   fix: |
 #     # run.sh
 #     #SBATCH --gres=gpu:8
@@ -37,7 +37,7 @@
 #     srun torchrun --nproc-per-node 8 finetune.py \
 #         --model_name_or_path openai-community/gpt2 \
 #         --per_device_train_batch_size 8 --max_seq_length 1024 \
-#         --max_steps 20000 --bf16
+#         --max_steps 40000 --bf16
 #   remediation: |
 #     Request the suggested GPU type and count (cluster manifest, SkyPilot accelerators,
 #     launcher --nproc_per_node), or grow the micro-batch to use the memory you pay for.

@@ -27,3 +27,13 @@ def llmc_gpt2(**training: Any) -> Job:
             **training,
         },
     )
+
+
+def on_gpus(model: dict[str, Any], gpu: str, world: int, **training: Any) -> Job:
+    """A bf16 AdamW job of ``model`` on ``world`` x ``gpu`` in 8-GPU nodes; ``training``
+    overrides or adds (micro-batch, parallelism, recomputation...)."""
+    return make_job(
+        model=model,
+        resources={"gpu": {"model": gpu}, "world_size": world, "gpus_per_node": 8},
+        training={"optimizer": {"name": "adamw"}, "precision": "bf16", **training},
+    )

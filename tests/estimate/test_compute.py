@@ -42,7 +42,8 @@ def test_llmc_step_time_from_the_job() -> None:
     est = estimate(llmc_gpt2())
     assert est.tokens_per_step == LLMC_TOKENS
     assert est.flops_per_token == _gpt2_flops()
-    assert est.step_time_s == pytest.approx(LLMC_STEP_S, rel=0.03)  # at the default MFU 0.4
+    # the band of small bf16 runs on one Hopper node (estimate/mfu.py): within 15%
+    assert est.step_time_s == pytest.approx(LLMC_STEP_S, rel=0.15)
     assert est.sources["step_time_s"] == "default"
     mfu = 0.407
     tuned = estimate(llmc_gpt2(), EstimateParams(mfu=mfu))

@@ -21,9 +21,9 @@ from trainlint.catalog import (
     resolve_model,
 )
 from trainlint.derive import model_parallel
-from trainlint.estimate.checkpoint import job_checkpoint
+from trainlint.estimate.checkpoint import job_checkpoint, job_mtbf_s
 from trainlint.estimate.compute import job_compute
-from trainlint.estimate.cost import alternatives, job_run, run_steps
+from trainlint.estimate.cost import Restarts, alternatives, job_run, run_steps
 from trainlint.estimate.inputs import MAX_QUANTITY, Basis, Inputs, finite, resolve
 from trainlint.estimate.ledger import Ledger
 from trainlint.estimate.memory import job_memory
@@ -34,7 +34,7 @@ from trainlint.estimate.whatif import (
     recompute_cost,
     without_recompute,
 )
-from trainlint.job import Estimates, Job
+from trainlint.job import CheckpointCost, Estimates, Job
 
 __all__ = [
     "EstimateParams",
@@ -99,6 +99,19 @@ def measured_step_time(job: Job, world: int | None) -> float | None:
     return finite(float(median)) if median <= MAX_QUANTITY else None
 
 
+def _restarts(
+    inp: Inputs, p: EstimateParams, ckpt: CheckpointCost, step_s: float | None
+) -> Restarts | None:
+    """The failure allowance's inputs: the job's MTBF and the checkpoint interval it keeps."""
+    world = inp.hw.world
+    if world is None:
+        return None
+    every = ckpt.every_steps
+    interval = every * step_s if every and step_s else None
+    mtbf = job_mtbf_s(p.gpu_mtbf_hours, world.value)
+    return Restarts(mtbf, p.restart_s, interval, ckpt.save_s)
+
+
 def _impossible_layout(job: Job) -> bool:
     world = job.resources.world_size
     return world is not None and world > 0 and world % model_parallel(job) != 0
@@ -132,7 +145,14 @@ def estimate(
     basis = Basis(inp, p, rules)
     checkpoint = job_checkpoint(job.checkpoint, basis, led, steps, compute.step_time_s)
     saving_s = (checkpoint.saves or 0) * (checkpoint.save_s or 0.0)
-    run = job_run(inp, steps, compute.step_time_s, saving_s, led)
+    run = job_run(
+        inp,
+        steps,
+        compute.step_time_s,
+        saving_s,
+        led,
+        _restarts(inp, p, checkpoint, compute.step_time_s),
+    )
     options = alternatives(basis, steps.value if steps else None, saving_s, per_node)
     if options:
         led.put("alternatives", options, "default")

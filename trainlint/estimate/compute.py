@@ -4,7 +4,10 @@ communication that backward compute does not hide.
 FLOPs per token follow PaLM (Chowdhery et al. 2022, Appendix B) as nanoGPT's
 ``GPT.estimate_mfu`` computes them: 6·N for the weights plus 12·L·h·s for attention scores.
 Communication follows the ring all-reduce cost model (cost-model §9.1; nccl-tests busbw) and
-the ZeRO paper's volumes (Rajbhandari et al. 2020, §7).
+the ZeRO paper's volumes (Rajbhandari et al. 2020, §7). The achieved share of the peak comes
+from published runs like the job (``mfu.mfu_band``) unless an org sets ``EstimateParams.mfu``.
+ZeRO-3/FSDP gathers each layer's parameters per micro-batch and pays a fixed latency per
+collective (Zhao et al. 2023, "PyTorch FSDP", §3-4).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from importlib import resources
 
 from trainlint.estimate.inputs import Inputs
 from trainlint.estimate.ledger import Ledger, derived
+from trainlint.estimate.mfu import Band, mfu_band
 from trainlint.estimate.params import EstimateParams
 from trainlint.job import Comm
 
@@ -127,6 +131,52 @@ def link_bytes_per_s(gpu: str, world: int, per_node: int, p: EstimateParams) -> 
     return nvlink if nvlink is not None else pcie
 
 
+def pool_bytes_per_s(inp: Inputs, world: int, per_node: int, p: EstimateParams) -> float | None:
+    """``link_bytes_per_s`` by pool: NVLink inside a node, the fabric across nodes. The org
+    fleet's pool overrides the catalog's NVLink (``GpuSetup.links``, Gb/s per GPU); its fabric
+    arrives as ``network_bytes_per_s`` (``estimate._fleet_fabric``)."""
+    hw = inp.hw
+    nvlink_gbps = hw.links.nvlink_gbps if hw.links else None
+    if world <= per_node and nvlink_gbps:
+        return nvlink_gbps * 1e9 / 8
+    return link_bytes_per_s(hw.gpu.name if hw.gpu else "", world, per_node, p)
+
+
+def job_band(inp: Inputs) -> Band:
+    """The utilisation band of published runs like the job (size, GPU, precision, layout)."""
+    params = inp.active_params or inp.params
+    world = inp.hw.world.value if inp.hw.world else None
+    compute = inp.precision.value.compute
+    return mfu_band(
+        params.value if params else None, inp.hw.gpu, compute, world, inp.zero_stage >= 3
+    )
+
+
+def utilization(inp: Inputs, p: EstimateParams) -> float:
+    """The share of peak the job's executed FLOPs reach: the org's ``mfu`` when it sets one,
+    else the point of ``job_band``."""
+    return p.mfu if p.mfu is not None else job_band(inp).point
+
+
+def micro_batches(inp: Inputs, world: int) -> int:
+    """Forward-backward passes per optimizer step on each data-parallel rank (at least one)."""
+    glob, micro = inp.global_batch, inp.micro_batch
+    if glob is None or micro is None:
+        return 1
+    return max(1, glob.value // (micro.value * inp.data_parallel(world)))
+
+
+def gathers_per_step(inp: Inputs, world: int) -> tuple[int, int]:
+    """ZeRO-3/FSDP traffic repeats per micro-batch: (passes over the sharded weights, per-layer
+    collectives). Each pass all-gathers every layer for the forward and again for the backward
+    and reduce-scatters its gradients: 3 collectives per layer (FSDP paper §3.2; ZeRO §7)."""
+    if inp.zero_stage < 3 or inp.data_parallel(world) <= 1:
+        return 1, 0
+    passes = micro_batches(inp, world)
+    layers = inp.dims.layers.value if inp.dims.layers else 1
+    return passes, passes * 3 * layers
+
+
 @dataclass(frozen=True)
 class Compute:
     flops_per_token: float | None = None
@@ -149,7 +199,9 @@ def _flops(inp: Inputs, led: Ledger) -> float | None:
     return led.put("flops_per_token", value, derived(inp.params.source))
 
 
-def _tokens(inp: Inputs, led: Ledger) -> int | None:
+def _tokens(inp: Inputs, p: EstimateParams, led: Ledger) -> int | None:
+    """Tokens per optimizer step: sequences x length, times the assumed ``padded_fill`` when
+    batches are padded only to their longest sample (no packing)."""
     seq, glob = inp.dims.seq_len, inp.global_batch
     if seq is None:
         led.missing("model.seq_len")
@@ -159,6 +211,9 @@ def _tokens(inp: Inputs, led: Ledger) -> int | None:
         led.missing("resources.world_size")
     if seq is None or glob is None:
         return None
+    if inp.padded_to_longest:
+        tokens = max(1, round(glob.value * seq.value * p.padded_fill))
+        return led.put("tokens_per_step", tokens, "default")
     return led.put("tokens_per_step", glob.value * seq.value, derived(glob.source, seq.source))
 
 
@@ -173,6 +228,47 @@ def _peak(inp: Inputs, led: Ledger) -> float | None:
     return peak
 
 
+@dataclass(frozen=True)
+class _Traffic:
+    """What one GPU synchronises per step: its gradient (= parameter) bytes, on which GPUs."""
+
+    grad_bytes: float
+    world: int
+    per_node: int
+
+
+def _hybrid_s(inp: Inputs, p: EstimateParams, t: _Traffic, group: int) -> float | None:
+    """HYBRID_SHARD: ZeRO-3 gathers inside the shard group (one node, NVLink), then each shard's
+    gradients all-reduced across the replicas over the fabric, per micro-batch (FSDP paper
+    §3.2.3, "hybrid sharding")."""
+    inside = pool_bytes_per_s(inp, min(t.per_node, t.world), t.per_node, p)
+    across = pool_bytes_per_s(inp, t.world, t.per_node, p)
+    if inside is None or across is None:
+        return None
+    passes, _ = gathers_per_step(inp, t.world)
+    replicas = inp.data_parallel(t.world) // group
+    gather = comm_time_s(t.grad_bytes, ring_volume(3, group) * passes, inside * p.link_efficiency)
+    shard_bytes = t.grad_bytes / group * passes
+    reduce = comm_time_s(shard_bytes, ring_volume(0, replicas), across * p.link_efficiency)
+    return gather + reduce
+
+
+def sync_s(inp: Inputs, p: EstimateParams, t: _Traffic) -> float | None:
+    """Seconds of gradient and parameter traffic per step, latency included; None if a link is
+    unknown. ZeRO-3 repeats its gathers per micro-batch (``gathers_per_step``)."""
+    passes, collectives = gathers_per_step(inp, t.world)
+    latency = collectives * p.collective_latency_us * 1e-6
+    n, group = inp.data_parallel(t.world), inp.shard_group
+    if inp.zero_stage >= 3 and group is not None and 1 < group < n:
+        hybrid = _hybrid_s(inp, p, t, group)
+        return None if hybrid is None else hybrid + latency
+    link = pool_bytes_per_s(inp, t.world, t.per_node, p)
+    if link is None:
+        return None
+    volume = ring_volume(inp.zero_stage, n) * passes
+    return comm_time_s(t.grad_bytes, volume, link * p.link_efficiency) + latency
+
+
 def _comm(
     inp: Inputs, p: EstimateParams, led: Ledger, per_node: int | None, compute_s: float
 ) -> Comm | None:
@@ -180,14 +276,11 @@ def _comm(
     gpu, world, trainable = inp.hw.gpu, inp.hw.world, inp.trainable
     if gpu is None or world is None or trainable is None:
         return None
-    n = inp.data_parallel(world.value)
     grad_bytes = trainable.value / inp.model_parallel * inp.precision.value.weight_bytes
-    link = link_bytes_per_s(gpu.name, world.value, per_node or p.gpus_per_node, p)
-    if link is None:
+    comm = sync_s(inp, p, _Traffic(grad_bytes, world.value, per_node or p.gpus_per_node))
+    if comm is None:
         led.missing(f"catalog.{gpu.name}.nvlink_bytes_per_s")
         return None
-    volume = ring_volume(inp.zero_stage, n)
-    comm = comm_time_s(grad_bytes, volume, link * p.link_efficiency)
     window = compute_s * overlap_share(inp.zero_stage, inp.recompute)
     exposed = exposed_s(comm, window, p.comm_overlap)
     led.put("comm.allreduce_s", comm, "default")
@@ -201,15 +294,15 @@ def job_compute(
 ) -> Compute:
     """FLOPs per token, tokens per step and step time for the job on ``inp.hw``.
 
-    Step time is the compute time at the assumed MFU plus the exposed gradient communication.
+    Step time is the compute time at the job's utilisation plus the exposed communication.
     """
-    fpt, tokens, peak = _flops(inp, led), _tokens(inp, led), _peak(inp, led)
+    fpt, tokens, peak = _flops(inp, led), _tokens(inp, p, led), _peak(inp, led)
     world = inp.hw.world
     if world is None:
         led.missing("resources.world_size")
     if fpt is None or tokens is None or peak is None or world is None:
         return Compute(fpt, tokens)
-    compute_s = step_time_s(tokens, fpt, world.value, peak, p.mfu, inp.recompute)
+    compute_s = step_time_s(tokens, fpt, world.value, peak, utilization(inp, p), inp.recompute)
     comm = _comm(inp, p, led, gpus_per_node, compute_s)
     step = compute_s + ((comm.exposed_s or 0.0) if comm else 0.0)
     if not math.isfinite(step):

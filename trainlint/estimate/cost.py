@@ -69,14 +69,42 @@ def run_hours(steps: int, step_s: float, checkpoint_s: float = 0.0) -> float:
     return (steps * step_s + checkpoint_s) / 3600.0
 
 
-def job_run(
-    inp: Inputs, steps: Sourced[int] | None, step_s: float | None, checkpoint_s: float, led: Ledger
+@dataclass(frozen=True)
+class Restarts:
+    """What a failure costs the run: the job's mean time between failures, the time to restart
+    from a checkpoint, and the checkpoint interval and save time (None where unknown)."""
+
+    mtbf_s: float
+    restart_s: float
+    interval_s: float | None = None
+    save_s: float | None = None
+
+
+def failure_s(run_s: float, r: Restarts) -> float:
+    """Seconds failures add to a run of ``run_s``: expected failures (run_s / MTBF) times the
+    restart and the work lost since the last checkpoint, half an interval on average
+    (Young 1974; Daly 2006 Eq. 2's first-order form, T_s/M·(R + (τ + δ)/2)). Without a known
+    interval only the restart is counted, a lower bound."""
+    lost = ((r.interval_s or 0.0) + (r.save_s or 0.0)) / 2 if r.interval_s else 0.0
+    return run_s / r.mtbf_s * (r.restart_s + lost)
+
+
+def job_run(  # noqa: PLR0913 - the orchestrator's inputs, restarts optional
+    inp: Inputs,
+    steps: Sourced[int] | None,
+    step_s: float | None,
+    checkpoint_s: float,
+    led: Ledger,
+    restarts: Restarts | None = None,
 ) -> Run:
-    """Hours, GPU-hours and USD of the whole run; each None where an input is missing."""
+    """Hours, GPU-hours and USD of the whole run, with the failure allowance of ``restarts``;
+    each None where an input is missing."""
     world, price = inp.hw.world, inp.hw.price
     if steps is None or step_s is None or world is None:
         return Run(steps=steps.value if steps else None)
     hours = run_hours(steps.value, step_s, checkpoint_s)
+    if restarts is not None:
+        hours += failure_s(hours * 3600.0, restarts) / 3600.0
     gpu_hours = hours * world.value
     usd = None if price is None else gpu_hours * price.value
     if price is None:

@@ -94,6 +94,7 @@ class Inputs:
     shard_group: int | None = None  # HYBRID_SHARD: shard within this many GPUs (one node)
     largest_layer: int | None = None  # params of the largest module: ZeRO-3 gathers 4 B each
     active_params: Sourced[int] | None = None  # MoE: parameters per token (FLOPs); dense: params
+    padded_to_longest: bool = False  # no packing, batches padded to their longest sample
 
     def data_parallel(self, world: int) -> int:
         """Data-parallel degree: the world divided among tensor and pipeline ranks."""
@@ -565,4 +566,15 @@ def resolve(job: Job, p: EstimateParams) -> Inputs:
         shard_group=_shard_group(job, model_parallel),
         largest_layer=largest_layer(dims, entry),
         active_params=_active(entry, params),
+        padded_to_longest=_padded_to_longest(job, p, assumed),
     )
+
+
+def _padded_to_longest(job: Job, p: EstimateParams, assumed: Assumed) -> bool:
+    """Samples neither packed nor padded to the full length: batches run shorter, by the
+    assumed ``padded_fill`` (named in ``assumed``). Packing on or unknown: full sequences."""
+    tr = job.training
+    padded = tr.packing is False and (tr.padding or "").lower() == "longest"
+    if padded:
+        assumed["sample_fill"] = p.padded_fill
+    return padded

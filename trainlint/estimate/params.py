@@ -40,8 +40,19 @@ class EstimateParams(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-    mfu: float = Field(default=0.4, ge=MIN_SHARE, le=1)
-    """Model FLOPs utilisation: 35-45% for tuned dense training (cost-model §4.3, §4.4)."""
+    mfu: float | None = Field(default=None, ge=MIN_SHARE, le=1)
+    """Utilisation of the executed FLOPs for every job, when an org knows its own; None (the
+    default) takes it from published runs like the job (estimate/mfu.py, catalog/data/mfu.json)."""
+
+    collective_latency_us: float = Field(default=50.0, ge=0, le=60e6)
+    """Fixed cost of one NCCL collective in microseconds, whatever its size: tens inside a node,
+    more across nodes (nccl-tests small-message latency; assumed). ZeRO-3/FSDP pays it per
+    layer, three times per micro-batch. In µs because regopy cannot read a JSON number with a
+    negative exponent (5e-05) in pack data."""
+
+    restart_s: float = Field(default=600.0, ge=0, le=1e7)
+    """Time to detect a failure, reschedule and reload the last checkpoint (R in Young/Daly;
+    assumed 10 minutes, Daly 2006's δ = 5 min example doubled for rescheduling)."""
 
     overhead_bytes: float = Field(default=GIB, ge=0, le=MAX_BYTES)
     """Per-GPU CUDA context, NCCL buffers and allocator slack not in the formulas (assumed)."""
@@ -69,6 +80,13 @@ class EstimateParams(BaseModel):
 
     comm_overlap: float = Field(default=1.0, ge=0, le=1)
     """Share of backward compute that hides gradient communication (DDP buckets, §9.1)."""
+
+    padded_fill: float = Field(default=0.5, ge=MIN_SHARE, le=1)
+    """Share of the maximum length a batch runs at when samples are neither packed nor padded
+    to it (padding to the longest in the batch): packing them instead gave up to 2x training
+    throughput on variable-length instruction data (Kundu et al. 2024, arXiv:2407.09105;
+    Hugging Face, "Improving Hugging Face Training Efficiency Through Packing with Flash
+    Attention 2"). Assumed: the true share depends on the data set's lengths."""
 
     gpus_per_node: int = Field(default=8, ge=1, le=1_000_000)
     """GPUs per node when a job does not say: 8 on HGX/DGX-class nodes."""
