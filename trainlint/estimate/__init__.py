@@ -123,7 +123,9 @@ def estimate(
     checkpoint = job_checkpoint(job.checkpoint, basis, led, steps, compute.step_time_s)
     saving_s = (checkpoint.saves or 0) * (checkpoint.save_s or 0.0)
     run = job_run(inp, steps, compute.step_time_s, saving_s, led)
-    options = alternatives(basis, steps.value if steps else None, saving_s, per_node)
+    options = alternatives(
+        basis, steps.value if steps else None, saving_s, per_node, job.resources.time_limit_s
+    )
     if options:
         led.put("alternatives", options, "default")
     fixes = memory_fixes(inp, p, rules, memory)
