@@ -80,15 +80,14 @@ def test_more_frequent_checkpoints_make_tl201_new(repo: Path) -> None:
     diff = checkpoint_change(repo)
     assert diff.changed_files == [SLURM]
     assert [j.job for j in diff.jobs] == [SLURM]  # gpt2 is untouched: not evaluated
-    # TL101 comes with it: the ~3x longer run makes the oversized H100s worth flagging
-    # (a cheaper GPU now saves more than oversized-gpu's min_savings_usd).
+    # No TL101: the A100s that would cost less take ~3x as long, so they are no alternative.
     new = {f.rule: f for f in diff.new}
-    assert sorted(new) == ["TL101", "TL201"] and len(diff.new) == 2
+    assert sorted(new) == ["TL201"] and len(diff.new) == 1
     assert (new["TL201"].file, new["TL201"].line) == (SLURM, 20)
     assert new["TL201"].message.startswith("checkpoint every 10 steps: ~1.9 min to save 112 GB")
     assert not diff.fixed
     job = diff.jobs[0]
-    assert job.status == "modified" and job.new == 2
+    assert job.status == "modified" and job.new == 1
     assert job.before and job.after and job.before.usd and job.after.usd
     assert job.after.usd > job.before.usd
     assert (job.after.gpu, job.after.gpus) == ("H100-SXM", 8)
@@ -109,9 +108,7 @@ def test_reverting_fixes_the_finding(repo: Path) -> None:
     set_save_steps(repo, 500)
     diff = run()
     assert [f.rule for f in diff.fixed] == ["TL201"] and not diff.new
-    # TL101 (the H100s are oversized) is gone because the shorter run saves too little to
-    # flag, not because the GPUs changed: it vanished, it was not fixed.
-    assert [f.rule for f in diff.vanished] == ["TL101"]
+    assert not diff.vanished
     job = diff.jobs[0]
     assert job.before and job.after and job.before.usd and job.after.usd
     assert job.after.usd < job.before.usd
@@ -154,7 +151,7 @@ def test_head_report_counted(repo: Path) -> None:
     head = diff.head_report_counted()
     # TL302's NCCL debug logging costs more over the 3x longer run: worsened, so it counts
     assert [f.rule for f in diff.worsened] == ["TL302"]
-    assert sorted(f.rule for f in head.findings) == ["TL101", "TL201", "TL302"]
+    assert sorted(f.rule for f in head.findings) == ["TL201", "TL302"]
     assert [j.id for j in head.jobs] == [SLURM] and head.rules
 
 
@@ -197,9 +194,9 @@ def test_cli_diff_mode(repo: Path) -> None:
     result = runner.invoke(main, ["check", "--diff", "base", "--format", "text"])
     assert result.exit_code == 1, result.output
     lines = result.output.splitlines()
-    assert lines[-1].startswith("2 new, 1 worsened, 0 fixed in 1 touched job; cost per run $")
+    assert lines[-1].startswith("1 new, 1 worsened, 0 fixed in 1 touched job; cost per run $")
     assert lines[-1].endswith("(+187%).")
-    assert [line.split(": ")[1].split()[0] for line in lines[:-1]] == ["TL101", "TL201", "TL302"]
+    assert [line.split(": ")[1].split()[0] for line in lines[:-1]] == ["TL201", "TL302"]
     result = runner.invoke(main, ["check", "--diff", "base", "--fail-on", "error"])
     assert result.exit_code == 0, result.output  # new warnings only; unchanged ones never count
     result = runner.invoke(main, ["check", "--diff", "base", "--format", "json"])
@@ -277,7 +274,7 @@ def test_diff_in_a_depth_1_clone_with_the_base_fetched_at_depth_1(
     monkeypatch.chdir(clone)
     diff = run(base=base)
     assert diff.base_commit == base and diff.changed_files == [SLURM]
-    assert sorted(f.rule for f in diff.new) == ["TL101", "TL201"] and not diff.fixed
+    assert sorted(f.rule for f in diff.new) == ["TL201"] and not diff.fixed
 
 
 def test_a_base_missing_from_a_shallow_clone_says_how_to_fetch_it(
@@ -412,7 +409,7 @@ def test_one_diff_evaluation_writes_every_output_format(
     assert result.exit_code == 1, result.output
     assert len(calls) == 2 and "::warning file=" in result.output
     diff = DiffReport.model_validate_json((repo / "o" / "d.json").read_text())
-    assert sorted(f.rule for f in diff.new) == ["TL101", "TL201"]
+    assert sorted(f.rule for f in diff.new) == ["TL201"]
     assert (repo / "o" / "c.md").read_text().startswith(MARKER)
     assert '"version": "2.1.0"' in (repo / "o" / "t.sarif").read_text()
     bad = CliRunner().invoke(main, ["check", "--output-format", "yaml=x"])
