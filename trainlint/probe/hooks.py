@@ -28,12 +28,12 @@ spent in DataLoader iterators' ``__next__`` between those ticks. Samples per ste
 during the warm-up steps (none of them is timed): the leading dimension of the first tensor
 given to each outermost ``nn.Module`` call (positional, then keyword arguments; a module called
 while none is running: the model, or its DDP/FSDP wrapper), summed over the steps up to tick
-``warmup``; the global module hooks that count them are removed at that tick, so the timed
-steps run without them. This tells whether the per-rank batch is the same at each world size
-(``probe.scaling``). After the last
-measured tick
-the rank writes ``<TRAINLINT_PROBE_DIR>/rank<RANK>.json`` and stops: flush, destroy the process
-group if initialised, ``os._exit(0)``. Every rank runs the same steps, so all ranks stop after
+``warmup - 1`` (tick 1 when ``warmup`` is 1); the global module hooks that count them are then
+removed, so the timed steps run without them (and a ``torch.compile`` recompile their removal
+causes falls in the last warm-up step). This tells whether the per-rank batch is the same at
+each world size (``probe.scaling``). After the last measured tick the rank writes
+``<TRAINLINT_PROBE_DIR>/rank<RANK>.json`` and stops: flush, destroy the process group if
+initialised, ``os._exit(0)``. Every rank runs the same steps, so all ranks stop after
 the same step and none waits in a collective for a peer that left. ``os._exit`` rather than
 ``sys.exit``: a ``SystemExit`` raised inside an optimizer hook unwinds through the user's loop,
 where ``except BaseException``/``finally`` blocks and ``atexit`` handlers would save
@@ -91,9 +91,10 @@ class _State:
             self.times += [(now - self.last) / advance] * advance
         self.count += advance
         self.last = now
+        if self.counting and self.count >= max(1, self.warmup - 1):
+            self.stop_counting()  # a step before the timed ones: a recompile lands untimed
         if self.start is None and self.count >= self.warmup:
             self.start = (now, self.data_wait)
-            self.stop_counting()
         if len(self.times) >= self.steps:
             self.finish(now)
 
