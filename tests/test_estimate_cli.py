@@ -73,8 +73,8 @@ def test_examples_text_shows_every_section_with_sources(examples: Path) -> None:
     for heading in ("Memory per GPU", "Run", "Checkpoint", "Cheaper alternatives"):
         assert f"  {heading}\n" in output
     assert "examples/llama3-sft/train.slurm" in output
-    assert "GiB" in output and "$" in output
-    assert all(source in output for source in ("declared", "catalog", "default"))
+    assert " GB " in output and "GiB" not in output and "$" in output
+    assert all(source in output for source in ("declared", "catalog", "estimated", "default"))
 
 
 def test_json_validates_and_every_number_has_a_source(examples: Path) -> None:
@@ -123,9 +123,8 @@ def test_empty_directory_says_so(in_tmp: Path) -> None:
 @pytest.mark.parametrize(
     ("field", "value", "shown"),
     [
-        ("total_bytes", 7309971456.0, "6.81 GiB"),
-        ("storage_bytes", 337270972416.0, "314.11 GiB"),
-        ("storage_bytes", 3 * 2**40, "3.00 TiB"),
+        ("storage_bytes", 337270972416.0, "337 GB"),
+        ("storage_bytes", 3e12, "3.0 TB"),
         ("step_time_s", 0.05644373700923077, "0.0564 s"),
         ("save_s", 112.4, "1.9 min"),
         ("hours", 9.399649172204471, "9.4 h"),
@@ -140,6 +139,19 @@ def test_empty_directory_says_so(in_tmp: Path) -> None:
 )
 def test_human_units(field: str, value: Any, shown: str) -> None:
     assert fmt(field, value) == shown
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "shown"),
+    [
+        ("memory.gpu_bytes", 80 * 2**30, "80 GB"),  # an H100 80 GB, not "80.00 GiB" / "86 GB"
+        ("memory.total_bytes", 7309971456.0, "6.8 GB"),
+        ("memory_fixes.total_bytes", 141 * 2**30, "141 GB"),
+        ("checkpoint.size_bytes", 112e9, "112 GB"),  # storage: decimal, as TL201 writes it
+    ],
+)
+def test_gpu_memory_as_vendors_name_it(key: str, value: float, shown: str) -> None:
+    assert fmt(key.rsplit(".", 1)[-1], value, key) == shown
 
 
 LLAMA_70B = """\
@@ -173,3 +185,45 @@ def test_an_org_tl201_threshold_moves_the_suggested_interval(in_tmp: Path) -> No
     assert org["suggested_every_steps"] > org["optimal_every_steps"]  # the target decides
     saving = org["save_s"] / (org["suggested_every_steps"] * org["step_time_s"] + org["save_s"])
     assert 0.0099 < saving <= 0.01
+
+
+def test_estimate_and_findings_name_gpu_memory_the_same(examples: Path) -> None:
+    """The same H100 was "80.00 GiB" in ``estimate`` and "86 GB" in TL107's message."""
+    estimate = run("estimate", "examples/llama3-sft/train.slurm").output
+    check = run("check", "examples/llama3-sft").output
+    assert "GPU memory                     80 GB " in estimate
+    assert "of the 80 GB of each H100-SXM" in check
+
+
+def _rows(output: str, label: str) -> list[str]:
+    lines = [" ".join(line.split()) for line in output.splitlines()]
+    return [line for line in lines if line.startswith(label)]
+
+
+def test_computed_numbers_are_marked_estimated(examples: Path) -> None:
+    """The memory total rests on the assumed optimizer, but the formulas computed it: it reads
+    ``estimated``; only a number that is itself a default reads ``default``."""
+    output = run("estimate", "examples/llama3-sft/train.slurm").output
+    assert _rows(output, "total 24 GB") == ["total 24 GB estimated"]
+    assert [row.split()[-1] for row in _rows(output, "cost ")] == ["estimated"]
+    assert _rows(output, "overhead 1.0 GB") == ["overhead 1.0 GB default"]
+
+
+def test_ranges_are_shown_beside_their_number() -> None:
+    """``Estimates.ranges`` (``{JSON pointer: [low, high]}``) is rendered where it exists."""
+    from trainlint.estimate_view import render_text
+    from trainlint.job import Job
+
+    job = Job.model_validate({"id": "j.yaml", "sources": [], "estimates": {
+        "run": {"usd": 100.0, "steps": 10}, "sources": {"run.usd": "default"}}})  # fmt: skip
+    ranged = job.estimates.model_copy(update={"ranges": {"/run/usd": [40.0, 160.0]}})
+    text = render_text([job.model_copy(update={"estimates": ranged})])
+    assert _rows(text, "cost") == ["cost $100.00 ($40.00 \N{EN DASH} $160.00) estimated"]
+    assert _rows(render_text([job]), "cost") == ["cost $100.00 estimated"]
+
+
+def test_unknown_inputs_come_last_with_how_to_declare_them(partial: Path) -> None:
+    lines = run("estimate", "partial").output.rstrip().splitlines()
+    heading = lines.index("  Unknown inputs (declare them to complete the estimate)")
+    assert heading > 0 and all(line.startswith("    ") for line in lines[heading + 1 :])
+    assert any("resources.gpu.model" in line and "gpu" in line for line in lines[heading + 1 :])

@@ -241,7 +241,7 @@ def test_a_gres_without_a_type_gets_its_gpu_from_the_partitions_pool(
     assert 0 < estimates["memory"]["utilization"] < 0.2
     assert estimates["run"]["usd"] > 0 and estimates["checkpoint"]["overhead_usd"] > 0
     found = {f["rule"]: f for f in report["findings"]}
-    assert found["TL101"]["message"].startswith("8\u00d7 H100-SXM uses ~8.5% of GPU memory")
+    # No TL101: the cheaper GPUs that fit would take more than 1.5x as long (issue 21).
     assert found["TL201"]["waste"]["usd"] > 0  # priced at the fleet's $2.20 per GPU-hour
     assert "(the fleet's price)" in found["TL202"]["message"]
 

@@ -125,11 +125,11 @@ def test_a_nested_waiver_applies_when_checking_from_the_root(repo: Path) -> None
 
 
 def test_a_nested_config_applies_only_under_its_folder(repo: Path) -> None:
-    """small/'s ignore turns TL101 off for small/ alone; the root's files keep it."""
-    (repo / NESTED).write_text('ignore = ["TL101"]\n')
+    """small/'s ignore turns TL103 off for small/ alone; the root's files keep it."""
+    (repo / NESTED).write_text('ignore = ["TL103"]\n')
     rules = {(f["file"], f["rule"]) for f in findings(repo, ".")}
-    assert (SBATCH, "TL101") in rules
-    assert (SMALL, "TL101") not in rules
+    assert (SBATCH, "TL103") in rules
+    assert (SMALL, "TL103") not in rules
 
 
 def test_an_unused_nested_waiver_is_reported_in_its_file(repo: Path) -> None:

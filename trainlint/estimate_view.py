@@ -4,7 +4,14 @@ Pure (no click/rich): the CLI renders the rows as a rich table on a terminal and
 text of :func:`render_text` elsewhere. Rows come from iterating the ``Estimates`` model, so a
 field added there (a new section such as ``comm``, or a new number) shows up without edits
 here; its unit is read from its name (``*_bytes``, ``*_s``, ``usd``, ``*fraction``...).
-Every row carries the source of its number, the key into ``Estimates.sources``.
+Every row carries the source of its number, the key into ``Estimates.sources``: a number the
+formulas computed reads ``estimated`` (the assumptions it rests on are listed under "Assumed"),
+one a file states ``declared``, a probe's ``measured``, a catalog or fleet figure as such, and
+``default`` only for a number that is itself an assumed default. Where ``Estimates`` has
+``ranges`` (``{JSON pointer: [low, high]}``) a number shows its range beside it. GPU memory is
+written as GPU vendors name it (``catalog.gpu_memory``: "80 GB" for an H100 80 GB), storage in
+decimal units (``catalog.storage``), as the findings write them. Inputs left unknown come last,
+each with how to declare it.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from trainlint.catalog import gpu_memory, storage
 from trainlint.job import Alternative, Estimates, Job
 from trainlint.sources.base.annotation import _SCALARS as ANNOTATION_TARGETS
 
@@ -101,7 +109,12 @@ LABELS = {
     "comm.allreduce_s": "all-reduce time",
     "comm.fraction": "share of step",
 }
-SKIPPED = {"sources", "unknown", "assumed"}
+SKIPPED = {"sources", "unknown", "assumed", "ranges"}
+GPU_MEMORY = ("memory.", "memory_fixes", "alternatives")  # keys whose bytes are GPU memory
+COMPUTED = "estimated"
+# Numbers that are an assumed default themselves, not computed from one.
+DEFAULT_VALUES = frozenset({"memory.overhead_bytes"})
+DASH = "\N{EN DASH}"
 _UNIT_SUFFIXES = ("_bytes", "_s")
 
 # How to declare a missing input: the annotation key that sets it, else where it comes from.
@@ -118,20 +131,36 @@ DECLARE = {
 DECLARE_OTHER = "the training config, or a model the catalog knows"
 
 
+@dataclass(frozen=True)
+class _Context:
+    """What every row of one job reads besides its own value."""
+
+    sources: Mapping[str, str]
+    ranges: Mapping[str, Sequence[float]]
+
+
+def _ranges(est: Estimates) -> Mapping[str, Sequence[float]]:
+    """``Estimates.ranges`` where the estimator gives it (``{pointer: [low, high]}``), else
+    none."""
+    ranges = getattr(est, "ranges", None)
+    return ranges if isinstance(ranges, Mapping) else {}
+
+
 def view(job: Job) -> JobView:
     """Rows for one job, in the order of the ``Estimates`` fields."""
     est = job.estimates
+    ctx = _Context(est.sources, _ranges(est))
     sections: dict[str, list[Row]] = {}  # in order of first appearance
     for name in type(est).model_fields:
         if name in SKIPPED:
             continue
         value = getattr(est, name)
         if isinstance(value, BaseModel):
-            shown = _section(name, value, est.sources)
+            shown = _section(name, value, ctx)
         elif isinstance(value, list):
-            shown = _alternatives(name, value, est.sources)
+            shown = _alternatives(name, value, ctx.sources)
         else:
-            shown = [_row(TOP_SECTIONS.get(name, "Job"), name, name, value, est.sources)]
+            shown = [_row(TOP_SECTIONS.get(name, "Job"), name, value, ctx)]
         for row in shown:
             sections.setdefault(row.section, []).append(row)
     rows = [row for section in sections.values() for row in section]
@@ -146,10 +175,10 @@ def _declare_other(name: str) -> str:
     return "the GPU catalog or pack data" if name.startswith("catalog.") else DECLARE_OTHER
 
 
-def _section(name: str, model: BaseModel, sources: Mapping[str, str]) -> list[Row]:
+def _section(name: str, model: BaseModel, ctx: _Context) -> list[Row]:
     title = SECTIONS.get(name, _title(name))
     rows = [
-        _row(title, f"{name}.{field}", field, getattr(model, field), sources)
+        _row(title, f"{name}.{field}", getattr(model, field), ctx)
         for field in type(model).model_fields
     ]
     if all(row.value == UNKNOWN for row in rows):
@@ -159,11 +188,12 @@ def _section(name: str, model: BaseModel, sources: Mapping[str, str]) -> list[Ro
 
 def _alternatives(name: str, items: Sequence[Any], sources: Mapping[str, str]) -> list[Row]:
     title = SECTIONS.get(name, _title(name))
-    source = sources.get(name, NO_SOURCE)
+    source = _shown(name, sources.get(name, NO_SOURCE))
     rows = []
     for item in items:
         if isinstance(item, Alternative):
-            parts = [f"{_percent(item.memory_utilization)} memory"]
+            of = f" of {gpu_memory(item.memory_bytes)}" if item.memory_bytes else ""
+            parts = [f"{_percent(item.memory_utilization)}{of} memory"]
             if item.usd is not None:
                 parts.append(f"{_usd(item.usd)} per run")
             if item.gpu_hours is not None:
@@ -175,13 +205,20 @@ def _alternatives(name: str, items: Sequence[Any], sources: Mapping[str, str]) -
     return rows or [Row(title, "(none)", "", source)]
 
 
-def _row(section: str, key: str, field: str, value: Any, sources: Mapping[str, str]) -> Row:
-    shown = UNKNOWN if value is None else fmt(field, value)
-    return Row(section, LABELS.get(key, _label(field)), shown, _source(sources, key))
+def _row(section: str, key: str, value: Any, ctx: _Context) -> Row:
+    field = key.rsplit(".", 1)[-1]
+    shown = UNKNOWN if value is None else fmt(field, value, key)
+    span = ctx.ranges.get("/" + key.replace(".", "/"))
+    if value is not None and span is not None and len(span) == 2:
+        shown += f" ({fmt(field, span[0], key)} {DASH} {fmt(field, span[1], key)})"
+    source = _shown(key, ctx.sources.get(key, NO_SOURCE))
+    return Row(section, LABELS.get(key, _label(field)), shown, source)
 
 
-def _source(sources: Mapping[str, str], *keys: str) -> str:
-    return next((sources[key] for key in keys if key in sources), NO_SOURCE)
+def _shown(key: str, source: str) -> str:
+    """The source a row shows: ``estimated`` for what the formulas computed, which the ledger
+    marks ``default`` when it rests on an assumption (those are listed under "Assumed")."""
+    return COMPUTED if source == "default" and key not in DEFAULT_VALUES else source
 
 
 def _title(name: str) -> str:
@@ -196,12 +233,13 @@ def _label(field: str) -> str:
     return field.replace("_", " ")
 
 
-def fmt(field: str, value: Any) -> str:
-    """A value in human units, chosen from the field's name."""
+def fmt(field: str, value: Any, key: str = "") -> str:
+    """A value in human units, chosen from the field's name (and for bytes, from its ``key``:
+    GPU memory or storage)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return str(value)
     if field.endswith("_bytes"):
-        return _bytes(value)
+        return gpu_memory(value) if key.startswith(GPU_MEMORY) else storage(value)
     if field.endswith("_s"):
         return _duration(value)
     if field == "hours":
@@ -210,20 +248,13 @@ def fmt(field: str, value: Any) -> str:
         return f"{_number(value)} GPU-h"
     if field == "usd" or field.endswith("_usd") or field.startswith("price"):
         return _usd(value)
-    if field in ("utilization", "fraction") or field.endswith("_fraction"):
+    if field.startswith(("utilization", "fraction")) or field.endswith("_fraction"):
         return _percent(value)
     if field.startswith("flops"):
         return f"{value:.3g}"
     if isinstance(value, int):
         return f"{value:,}"
     return _number(value)
-
-
-def _bytes(value: float) -> str:
-    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if abs(value) >= size:
-            return f"{value / size:,.2f} {unit}"
-    return f"{value:,.0f} B"
 
 
 def _duration(seconds: float) -> str:

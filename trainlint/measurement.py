@@ -22,6 +22,8 @@ The shape the rules read (the probe may write more; unknown keys are kept)::
           "tokens_per_s": 160000.0,        # whole job, all ranks
           "peak_memory_bytes": 61000000000, # the largest rank's peak
           "scaling_efficiency": 0.93,      # throughput(n) / (n · throughput(1)); 1.0 at n = 1
+          "scaling_basis": "tokens",       # or "samples" per rank-second, or "step_time":
+                                           # t(1) / t(n) for the same per-rank batch
           "oom": false                     # true: the step ran out of memory (other keys null)
         }
       }

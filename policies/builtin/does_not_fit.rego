@@ -91,8 +91,8 @@ _what := concat("", [
 ]) if {
 	_measured
 } else := concat("", [
-	"~", fmt.bytes(_mem.total_bytes), " per GPU (", fmt.basis(["memory.total_bytes"]), _breakdown,
-	") is ~", fmt.pct(_mem.utilization), " of the ", fmt.bytes(_mem.gpu_bytes), " of each ", _gpu,
+	"~", fmt.gpu_memory(_mem.total_bytes), " per GPU (", fmt.basis(["memory.total_bytes"]), _breakdown,
+	") is ~", fmt.pct(_mem.utilization), " of the ", fmt.gpu_memory(_mem.gpu_bytes), " of each ", _gpu,
 	": out of memory before the first step",
 ]) if {
 	is_number(_mem.total_bytes)
@@ -105,8 +105,8 @@ _what := concat("", [
 }
 
 _estimate_too := concat("", [
-	"; estimated ~", fmt.bytes(_mem.total_bytes), " per GPU (", _breakdown_only, ") against ",
-	fmt.bytes(_mem.gpu_bytes), " of each ", _gpu,
+	"; estimated ~", fmt.gpu_memory(_mem.total_bytes), " per GPU (", _breakdown_only, ") against ",
+	fmt.gpu_memory(_mem.gpu_bytes), " of each ", _gpu,
 ]) if {
 	is_number(_mem.total_bytes)
 	is_number(_mem.gpu_bytes)
@@ -115,7 +115,7 @@ _estimate_too := concat("", [
 _gpu := job.gpu if is_string(job.gpu)
 else := "GPU"
 
-_parts := [concat(" ", [name, fmt.bytes(_mem[key])]) |
+_parts := [concat(" ", [name, fmt.gpu_memory(_mem[key])]) |
 	some part in [
 		{"name": "weights", "key": "weights_bytes"},
 		{"name": "gradients", "key": "gradients_bytes"},
@@ -160,7 +160,7 @@ _change := concat("", [
 } else := _change_names[_first_fix.change]
 
 _fix := concat("", [
-	_change, " brings it to ~", fmt.bytes(_first_fix.total_bytes), " (~",
+	_change, " brings it to ~", fmt.gpu_memory(_first_fix.total_bytes), " (~",
 	fmt.pct(_first_fix.utilization), ")",
 ]) if {
 	is_string(_change)

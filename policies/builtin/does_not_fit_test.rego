@@ -12,9 +12,9 @@ _job := {
 			"gradients_bytes": 13.5e9,
 			"optimizer_bytes": 81e9,
 			"activations_bytes": 9e9,
-			"overhead_bytes": 1.07e9,
+			"overhead_bytes": 1073741824,
 			"total_bytes": 118e9,
-			"gpu_bytes": 85.9e9,
+			"gpu_bytes": 85899345920,
 			"utilization": 1.374,
 		},
 		"memory_fixes": [{"change": "micro_batch", "total_bytes": 110e9, "utilization": 1.28, "micro_batch_size": 1}],
@@ -26,7 +26,7 @@ _job := {
 test_states_breakdown_gpu_and_fix if {
 	result := findings with input as _job
 	result == {{
-		"message": "~118 GB per GPU (estimated: weights 14 GB, gradients 14 GB, optimizer 81 GB, activations 9.0 GB, overhead 1.1 GB) is ~137% of the 86 GB of each A100-80GB: out of memory before the first step; micro-batch 1 (accumulating more gradients keeps the global batch) brings it to ~110 GB (~128%); the GPU-hours a failed launch burns (queue, startup) are unknown",
+		"message": "~110 GB per GPU (estimated: weights 13 GB, gradients 13 GB, optimizer 75 GB, activations 8.4 GB, overhead 1.0 GB) is ~137% of the 80 GB of each A100-80GB: out of memory before the first step; micro-batch 1 (accumulating more gradients keeps the global batch) brings it to ~102 GB (~128%); the GPU-hours a failed launch burns (queue, startup) are unknown",
 		"pointer": "/training/micro_batch_size",
 	}}
 }
@@ -37,7 +37,7 @@ test_zero3_fix_and_an_alternative_point_at_the_gpu if {
 	job := object.union(_job, {"estimates": {"memory_fixes": fixes, "alternatives": alts}})
 	some f in findings with input as job
 	f.pointer == "/resources/gpu/model"
-	contains(f.message, "; ZeRO-3 / FSDP full sharding brings it to ~30 GB (~35%); or 1× H200 fits (~78%) for ~$413 per run;")
+	contains(f.message, "; ZeRO-3 / FSDP full sharding brings it to ~28 GB (~35%); or 1× H200 fits (~78%) for ~$413 per run;")
 	not f.waste
 }
 
@@ -66,7 +66,7 @@ test_measured_oom_fires if {
 	fits := object.union(_job, {"estimates": {"gpus": 8, "memory": {"utilization": 0.6}}})
 	job := object.union(fits, {"measurements": {"fresh": true, "world_sizes": {"8": {"oom": true}}}})
 	some f in findings with input as job
-	startswith(f.message, "out of memory in the probe at 8 GPUs (measured); estimated ~118 GB per GPU")
+	startswith(f.message, "out of memory in the probe at 8 GPUs (measured); estimated ~110 GB per GPU")
 }
 
 test_stale_or_other_size_oom_is_quiet if {

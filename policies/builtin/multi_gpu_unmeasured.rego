@@ -120,6 +120,13 @@ _throughputs := concat("", [
 ]) if {
 	is_number(_here.tokens_per_s)
 	is_number(_sizes["1"].tokens_per_s)
+} else := concat("", [
+	" (", fmt.duration(_here.step_time_s.median), " per step against ",
+	fmt.duration(_sizes["1"].step_time_s.median), " on 1 GPU, the same per-rank batch)",
+]) if {
+	_here.scaling_basis == "step_time"
+	is_number(_here.step_time_s.median)
+	is_number(_sizes["1"].step_time_s.median)
 } else := ""
 
 _cost := "" if {
@@ -173,6 +180,32 @@ _oom contains n if {
 	m.oom == true
 }
 
+# Without tokens (an entrypoint probe that counted samples): per-GPU throughput relative to
+# one GPU is the scaling efficiency itself, so the most efficient size is the cheapest.
+_relative := {n: e |
+	m := _sizes[n]
+	is_number(m.scaling_efficiency)
+	m.scaling_efficiency > 0
+	not _oom[n]
+	e := m.scaling_efficiency
+}
+
+_beaten_relative contains n if {
+	rate := _relative[n]
+	other := _relative[_]
+	other > rate
+}
+
+_best_relative_sizes := sort([n |
+	_relative[n]
+	not _beaten_relative[n]
+])
+
+_best_relative := _best_relative_sizes[0] if {
+	_inefficient
+	count(_best_relative_sizes) > 0
+}
+
 _best_text := concat("", [
 	fmt.plural(to_number(_best), "GPU"), " gave the best measured cost per token (~",
 	fmt.int(_sizes[_best].tokens_per_s / to_number(_best)), " tokens/s per GPU against ~",
@@ -181,6 +214,13 @@ _best_text := concat("", [
 	is_string(_best)
 	_best != _key
 	is_number(_here.tokens_per_s)
+} else := concat("", [
+	fmt.plural(to_number(_best_relative), "GPU"), " gave the best measured cost per unit of work (",
+	fmt.pct(_relative[_best_relative]), " scaling efficiency against ", fmt.pct(_efficiency), " at ", _key, ")",
+]) if {
+	not is_number(_here.tokens_per_s)
+	is_string(_best_relative)
+	_best_relative != _key
 } else := concat("", [
 	"no measured size is cheaper per token; raise the micro-batch or accumulate gradients to sync less often, or probe more sizes (--world-sizes 1,2,4,",
 	_key, ")",

@@ -46,6 +46,25 @@ test_low_measured_efficiency_reports_figures_waste_and_best_size if {
 	round(f.waste.usd) == 1260
 }
 
+test_step_time_basis_reports_the_step_times_and_the_cheaper_size if {
+	# An entrypoint probe of a plain DDP script: no tokens, the same per-rank batch (issue 21).
+	sizes := {
+		"1": {"step_time_s": {"median": 0.0015}, "scaling_efficiency": 1, "scaling_basis": "step_time"},
+		"2": {"step_time_s": {"median": 0.0087}, "scaling_efficiency": 0.1724, "scaling_basis": "step_time"},
+	}
+	job := {
+		"id": "run.sh",
+		"resources": {"world_size": 2},
+		"estimates": {"gpus": 2, "run": {"gpu_hours": 100, "usd": 350}},
+		"measurements": {"fresh": true, "world_sizes": sizes},
+	}
+	result := findings with input as job
+	count(result) == 1
+	some f in result
+	f.message == "measured scaling efficiency at 2 GPUs is 17% (8.7 ms per step against 1.5 ms on 1 GPU, the same per-rank batch) (measured), below 70%: ~83% of the GPU-hours buy no throughput; 1 GPU gave the best measured cost per unit of work (100% scaling efficiency against 17% at 2)"
+	round(f.waste.usd) == 290
+}
+
 test_quiet_when_measured_efficiency_is_good if {
 	job := object.union(_t_measured, {"measurements": {"world_sizes": {"8": {"scaling_efficiency": 0.9}}}})
 	count(findings) == 0 with input as job

@@ -83,9 +83,9 @@ _message := concat("", [
 ]) if _applies
 
 _fit := concat("", [
-	"~", fmt.bytes(_mem.total_bytes), " per GPU becomes ~",
-	fmt.bytes(_mem.total_without_recompute_bytes), " (~",
-	fmt.pct(_mem.utilization_without_recompute), " of the ", fmt.bytes(_mem.gpu_bytes), " of each ",
+	"~", fmt.gpu_memory(_mem.total_bytes), " per GPU becomes ~",
+	fmt.gpu_memory(_mem.total_without_recompute_bytes), " (~",
+	fmt.pct(_mem.utilization_without_recompute), " of the ", fmt.gpu_memory(_mem.gpu_bytes), " of each ",
 	_gpu, ")",
 ]) if {
 	is_number(_mem.total_without_recompute_bytes)

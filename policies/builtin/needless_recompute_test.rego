@@ -8,7 +8,7 @@ _t_job := {
 		"gpu": "H100-SXM",
 		"memory": {
 			"total_bytes": 22e9,
-			"gpu_bytes": 85.9e9,
+			"gpu_bytes": 85899345920,
 			"utilization": 0.256,
 			"total_without_recompute_bytes": 38e9,
 			"utilization_without_recompute": 0.442,
@@ -21,7 +21,7 @@ _t_job := {
 test_states_memory_share_and_waste if {
 	result := findings with input as _t_job
 	result == {{
-		"message": "full activation recomputation is on, but the job fits without it: ~22 GB per GPU becomes ~38 GB (~44% of the 86 GB of each H100-SXM) without recompute (estimated); the second forward pass is ~25% of each step; turn activation checkpointing off or spend the memory on a larger micro-batch",
+		"message": "full activation recomputation is on, but the job fits without it: ~20 GB per GPU becomes ~35 GB (~44% of the 80 GB of each H100-SXM) without recompute (estimated); the second forward pass is ~25% of each step; turn activation checkpointing off or spend the memory on a larger micro-batch",
 		"pointer": "/training/activation_checkpointing",
 		"waste": {"gpu_hours": 120, "usd": 420},
 	}}

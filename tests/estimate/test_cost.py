@@ -242,3 +242,55 @@ def test_random_partial_jobs_never_raise(sections: dict[str, Any]) -> None:
     assert set(est.sources.values()) <= {"declared", "catalog", "estimated", "default"}
     for value in (est.memory.total_bytes, est.step_time_s, est.run.usd):
         assert value is None or value >= 0
+
+
+def _two_nodes_zero2(
+    time_limit_s: float | None = None, max_steps: int | None = 2000, accumulate: int = 8
+) -> Job:
+    """Llama 3 8B, ZeRO-2 on 2x8 H100, micro-batch 1: counts halve down to one GPU."""
+    return make_job(
+        model={"name": "meta-llama/Meta-Llama-3-8B", "seq_len": 2048},
+        resources={"gpu": {"model": "H100"}, "gpus_per_node": 8, "nodes": 2,
+                   "time_limit_s": time_limit_s},
+        training={"micro_batch_size": 1, "grad_accum_steps": accumulate,
+                  "max_steps": max_steps,
+                  "precision": "bf16", "optimizer": {"name": "adamw"},
+                  "parallelism": {"strategy": "deepspeed", "zero_stage": 2}},
+    )  # fmt: skip
+
+
+def _alt_hours(est: Estimates) -> dict[tuple[str, int], float]:
+    return {(a.gpu, a.gpus): (a.gpu_hours or 0.0) / a.gpus for a in est.alternatives}
+
+
+def test_alternatives_finish_within_one_and_a_half_times_the_run() -> None:
+    """Fewer GPUs that save dollars but take twice as long (8 H100s instead of 16) are no
+    alternative (issue 21: "1x A100-40GB fits ... for ~$287 instead of ~$291", 9 days)."""
+    est = estimate(_two_nodes_zero2(), EstimateParams(max_alternatives=20))
+    hours = est.run.hours
+    assert hours is not None
+    assert all(h <= 1.5 * hours for h in _alt_hours(est).values())
+    assert ("H100-SXM", 8) not in _alt_hours(est)  # ~2x the wall-clock for ~5% less
+
+
+def test_alternatives_without_steps_keep_the_step_time_bound() -> None:
+    """Steps unknown: the wall-clock bound holds per step (the steps are the same)."""
+    est = estimate(_two_nodes_zero2(max_steps=None), EstimateParams(max_alternatives=20))
+    step_s = est.step_time_s
+    assert step_s is not None
+    assert all((a.step_time_s or 0) <= 1.5 * step_s for a in est.alternatives)
+    assert ("H100-SXM", 8) not in {(a.gpu, a.gpus) for a in est.alternatives}
+
+
+def test_alternatives_finish_within_the_time_limit() -> None:
+    params = EstimateParams(max_alternatives=20)
+    free = estimate(_two_nodes_zero2(accumulate=1), params)
+    hours = free.run.hours
+    assert hours is not None
+    limit_h = hours * 1.05
+    dropped = {k for k, h in _alt_hours(free).items() if h > limit_h}
+    assert dropped  # the limit below must matter
+    bound = estimate(_two_nodes_zero2(time_limit_s=limit_h * 3600, accumulate=1), params)
+    assert bound.alternatives
+    assert all(h <= limit_h for h in _alt_hours(bound).values())
+    assert not dropped & set(_alt_hours(bound))

@@ -130,7 +130,8 @@ def test_signed_pack_over_http_is_enforced_and_a_loosened_lock_reported(
     assert "locked by pack 'acme'" in lock["message"]
     assert "0.5 is above the locked maximum 0.03" in lock["message"]
     assert "cost-center" in by_rule["TL401"]["message"]  # the org's required tags
-    assert "instead of ~$172" in by_rule["TL101"]["message"]  # the negotiated H100 price
+    waste = by_rule["TL201"]["waste"]  # priced at the negotiated $2.40 per H100-hour
+    assert waste["usd"] == pytest.approx(waste["gpu_hours"] * 2.4)
     assert bundles.requests == ["/acme.tar.gz"]
 
 

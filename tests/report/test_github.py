@@ -235,7 +235,7 @@ def test_cli_selects_github_in_actions_and_appends_the_job_summary(examples: Pat
     assert result.output.startswith("::warning file=examples/gpt2-finetune/")
     written = summary.read_text()
     assert written.startswith("earlier step\n## trainlint\n")  # appended, not overwritten
-    assert "| `examples/gpt2-finetune/run.sh:5` | TL101 oversized-gpu |" in written
+    assert "| `examples/gpt2-finetune/run.sh:12` | TL303 blocking-debug |" in written
 
 
 def test_cli_explicit_format_wins_and_writes_no_summary(examples: Path) -> None:

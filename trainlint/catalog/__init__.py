@@ -8,6 +8,7 @@ vendor and variant words dropped, so each spelling needs no code, at most an ali
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -24,6 +25,42 @@ _GPU_COUNT_WORD = re.compile(r"\d+x")
 # Instruct/chat variants share the base model's dimensions. Quantized copies (``-bnb-4bit``,
 # ``-AWQ``) stay unknown: they load with their weights already quantized.
 _MODEL_NOISE = frozenset({"meta", "instruct", "chat", "hf", "base"})
+
+
+_GPU_UNITS = (("TB", 2**40), ("GB", 2**30), ("MB", 2**20))
+_STORAGE_UNITS = (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3))
+
+
+def gpu_memory(size_bytes: float) -> str:
+    """GPU memory as GPU vendors name it, "80 GB" for an H100 80 GB: binary gigabytes, as the
+    catalog's nominal capacities are (an 80 GB part reports 81920 MiB in nvidia-smi), so a
+    job's use and its GPU's capacity read in the same unit wherever trainlint prints them.
+    The builtin rules' ``fmt.gpu_memory`` (policies/builtin/lib/fmt.rego) writes the same."""
+    return _in_units(size_bytes, _GPU_UNITS)
+
+
+def storage(size_bytes: float) -> str:
+    """Storage (checkpoints) in decimal units, as storage vendors quote them: "112 GB"; the
+    builtin rules' ``fmt.bytes``."""
+    return _in_units(size_bytes, _STORAGE_UNITS)
+
+
+def _in_units(size_bytes: float, units: tuple[tuple[str, float], ...]) -> str:
+    for unit, size in units:
+        if abs(size_bytes) >= size:
+            return f"{approximately(size_bytes / size)} {unit}"
+    return f"{size_bytes:,.0f} B"
+
+
+def approximately(x: float) -> str:
+    """About two significant digits, whole numbers from 10 on ("1,240", "61", "1.2", "0.44"),
+    rounding halves away from zero: the builtin rules' ``fmt.num``, so both read the same."""
+    for least, digits in ((9.95, 0), (0.995, 1), (0.0995, 2), (0.00995, 3)):
+        if abs(x) >= least:
+            scale = 10**digits
+            rounded = math.floor(abs(x) * scale + 0.5) / scale
+            return f"{'-' if x < 0 else ''}{rounded:,.{digits}f}"
+    return "0"
 
 
 @dataclass(frozen=True)

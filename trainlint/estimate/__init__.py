@@ -153,7 +153,9 @@ def estimate(
         led,
         _restarts(inp, p, checkpoint, compute.step_time_s),
     )
-    options = alternatives(basis, steps.value if steps else None, saving_s, per_node)
+    options = alternatives(
+        basis, steps.value if steps else None, saving_s, per_node, job.resources.time_limit_s
+    )
     if options:
         led.put("alternatives", options, "default")
     fixes = memory_fixes(inp, p, rules, memory)

@@ -197,12 +197,38 @@ def _candidate(
     return priced, alt
 
 
+@dataclass(frozen=True)
+class Deadline:
+    """How long an alternative's run may take: ``max_hours`` the job's own limit (SLURM
+    ``--time``, Kubernetes ``activeDeadlineSeconds``…; None: none stated), ``max_step_s`` the
+    job's step time x ``max_alternative_slowdown`` (the wall-clock bound when steps are
+    unknown, and the same bound per step when they are)."""
+
+    max_step_s: float
+    max_hours: float | None
+
+    def allows(self, priced: _Priced, steps: int | None, checkpoint_s: float) -> bool:
+        if priced.step_s > self.max_step_s:
+            return False
+        if self.max_hours is None or steps is None:
+            return True
+        return run_hours(steps, priced.step_s, checkpoint_s) <= self.max_hours
+
+
 def alternatives(
-    basis: Basis, steps: int | None, checkpoint_s: float = 0.0, gpus_per_node: int | None = None
+    basis: Basis,
+    steps: int | None,
+    checkpoint_s: float = 0.0,
+    gpus_per_node: int | None = None,
+    time_limit_s: float | None = None,
 ) -> list[Alternative]:
-    """Catalog GPUs, at the job's GPU count or fewer, that fit with headroom and cost less,
-    cheapest first. GPUs without the job's precision (bf16 on V100/T4) or without a price are
-    skipped.
+    """Catalog GPUs, at the job's GPU count or fewer, that fit with headroom, cost less and
+    finish in time, cheapest first. GPUs without the job's precision (bf16 on V100/T4) or
+    without a price are skipped.
+
+    In time: within ``max_alternative_slowdown`` (1.5x) of the job's wall-clock and within its
+    ``time_limit_s``; one card for nine days is no alternative to sixteen for five hours,
+    however few dollars it saves.
 
     Compute time ∝ 1/GPUs leaves a run's cost independent of the count; fewer GPUs pay off
     when exposed communication (a small model over many GPUs or across nodes) shrinks with
@@ -214,6 +240,8 @@ def alternatives(
     if current is None or p.max_alternatives == 0:
         return []
     own = inp.hw.gpu.name if inp.hw.gpu else None
+    limit = time_limit_s / 3600.0 if time_limit_s is not None and time_limit_s > 0 else None
+    deadline = Deadline(current.step_s * p.max_alternative_slowdown, limit)
     found: list[tuple[_Priced, Alternative]] = []
     counts = _counts(inp)
     totals = {n: _total_on(inp, p, n) for n in counts}  # memory per GPU does not depend on it
@@ -227,6 +255,8 @@ def alternatives(
             on = replace(basis, inp=other)
             candidate = _candidate(on, steps, checkpoint_s, gpus_per_node, totals[n])
             if candidate is None or candidate[0].rank >= current.rank * _CHEAPER:
+                continue
+            if not deadline.allows(candidate[0], steps, checkpoint_s):
                 continue
             if best is None or candidate[0].rank < best[0].rank:
                 best = candidate

@@ -112,6 +112,9 @@ class EstimateParams(BaseModel):
     max_alternatives: int = Field(default=3, ge=0, le=1_000)
     """How many cheaper GPU alternatives to keep."""
 
+    max_alternative_slowdown: float = Field(default=1.5, ge=1, le=1_000)
+    """An alternative's run may take at most this many times the job's wall-clock."""
+
     prices: dict[str, float] = Field(default_factory=dict)
     """USD per GPU-hour by catalog GPU name or alias; replaces the catalog price."""
 

@@ -12,7 +12,10 @@ Decisions:
 - model dimensions come from the job or the catalog; a missing one is an error naming it, unless
   an override (``overrides``: layers, hidden, heads, kv_heads, ffn_hidden, vocab, seq_len,
   micro_batch, grad_accum) supplies it — overrides are recorded in ``workload.overrides``.
-- scaling efficiency = tokens/s(n) / (n · tokens/s(1)); null without a measurement at 1.
+- scaling efficiency = tokens/s(n) / (n · tokens/s(1)); without tokens per step (an entrypoint
+  run of a script that states no batch), samples per rank-second at n over those at 1, which
+  is t(1) / t(n) when the per-rank batch is the same (``scaling``); null without a
+  measurement at 1.
 - neither importing this package nor probing imports torch in this process: a child process
   asks PyTorch what the machine has (``detect``), and torchrun's workers measure.
 """
@@ -277,12 +280,59 @@ def run_synthetic(
 
 
 def scaling(sizes: dict[str, dict[str, Any]]) -> None:
-    """Fill ``scaling_efficiency`` in place: throughput(n) / (n · throughput(1))."""
-    base = sizes.get("1", {}).get("tokens_per_s")
+    """Fill ``scaling_efficiency`` and ``scaling_basis`` in place: throughput(n) /
+    (n · throughput(1)), throughput in tokens/s where both sizes know their tokens per step
+    (``tokens``), else in samples per rank-second from the samples per step each rank took
+    (``samples``) — which, when the per-rank batch is the same at both sizes, is t(1) / t(n),
+    the step times alone (``step_time``). A probe that counts no tokens still measures."""
+    one = sizes.get("1", {})
     for key, entry in sizes.items():
-        rate = entry.get("tokens_per_s")
-        ok = isinstance(base, int | float) and base > 0 and isinstance(rate, int | float)
-        entry["scaling_efficiency"] = rate / (int(key) * base) if ok else None  # type: ignore[operator]
+        basis, efficiency = _efficiency(one, entry, int(key))
+        entry["scaling_efficiency"], entry["scaling_basis"] = efficiency, basis
+
+
+def _efficiency(
+    one: dict[str, Any], entry: dict[str, Any], n: int
+) -> tuple[str | None, float | None]:
+    base, rate = _positive(one.get("tokens_per_s")), _positive(entry.get("tokens_per_s"))
+    if base and rate:
+        return "tokens", rate / (n * base)
+    t1, tn = _positive(_median(one)), _positive(_median(entry))
+    s1, sn = _positive(one.get("samples_per_step")), _positive(entry.get("samples_per_step"))
+    if not (t1 and tn and s1 and sn):
+        return None, None
+    if s1 == sn:
+        return "step_time", t1 / tn
+    return "samples", (sn / tn) / (s1 / t1)
+
+
+def _median(entry: dict[str, Any]) -> Any:
+    step = entry.get("step_time_s")
+    return step.get("median") if isinstance(step, dict) else None
+
+
+def _positive(value: Any) -> float | None:
+    """``value`` as a float when it is a positive number, else None."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+    return float(value) if ok else None
+
+
+def _scaling_notes(sizes: dict[str, dict[str, Any]]) -> list[str]:
+    """How each size's efficiency was derived where no tokens were counted: stated in the
+    measurement, since t(1) / t(n) holds only for the same per-rank batch."""
+    one, notes = sizes.get("1", {}), []
+    for key, entry in sizes.items():
+        basis, efficiency = entry.get("scaling_basis"), entry.get("scaling_efficiency")
+        if key == "1" or basis not in ("step_time", "samples") or efficiency is None:
+            continue
+        t1, tn = _median(one), _median(entry)
+        how = (f"t(1) / t({key}) = {t1 * 1000:.3g} ms / {tn * 1000:.3g} ms: the per-rank batch "
+               f"({entry['samples_per_step']:g} samples per step) was the same at 1 and {key}"
+               if basis == "step_time" else
+               f"samples per rank-second at {key} / at 1 ({entry['samples_per_step']:g} and "
+               f"{one['samples_per_step']:g} samples per step per rank)")  # fmt: skip
+        notes.append(f"scaling efficiency at {key} = {efficiency:.0%}, {how}; no tokens counted")
+    return notes
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -407,6 +457,7 @@ def probe(  # noqa: PLR0913 - the library face of `trainlint probe`: one keyword
             raise ProbeError(f"unknown mode {mode!r}: synthetic or entrypoint")
         hardware = _reported_hardware(results)
         scaling(results)
+        notes += _scaling_notes(results)
         if "1" not in results:
             notes.append("no measurement at world size 1: scaling efficiency unknown")
         if work is not None and kind == "cpu":  # what the worker ran on CPU (see synthetic.py)

@@ -18,6 +18,8 @@ returns one world size's block, the shape of the measurement file's ``world_size
                        "rss_bytes": ...}, ...],   # per rank (result.RankMemory)
       "oom": False,
       "data_wait_fraction": 0.04,     # the largest rank's DataLoader wait / measured time
+      "samples_per_step": 8.0,        # per rank, counted at the model's forward (hooks.py),
+                                      # else micro batch x accumulation the job states; None
       "steps": 10, "warmup": 3,       # measured steps (per rank) and warm-up steps skipped
       "step_source": "optimizer",     # optimizer (global hook) | api (step()) | log (regex)
       "ranks": [{"rank": 0, "memory": {"allocated_bytes", "reserved_bytes", "rss_bytes"},
@@ -270,6 +272,7 @@ def summarize(results: list[dict[str, Any]], job: Job, world_size: int) -> dict[
     waits = [r["data_wait_fraction"] for r in ranks if r["data_wait_fraction"] is not None]
     tokens = _tokens_per_step(job, world_size)
     return base | {
+        "samples_per_step": _samples_per_step(results, job),
         "step_time_s": {
             "median": median,
             "p10": _quantile(times, 0.1),
@@ -304,6 +307,17 @@ def _quantile(ordered: list[float], q: float) -> float:
     position = (len(ordered) - 1) * q
     low, high = math.floor(position), math.ceil(position)
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def _samples_per_step(results: list[dict[str, Any]], job: Job) -> float | None:
+    """Samples one rank takes per optimizer step: what the ranks counted at their model's
+    forward when they agree, else the micro-batch x accumulation the job states (its per-rank
+    batch, the same at any world size), else unknown."""
+    counted = {r.get("samples_per_step") for r in results}
+    if len(counted) == 1 and isinstance(value := counted.pop(), int | float) and value > 0:
+        return float(value)
+    micro = job.training.micro_batch_size
+    return float(micro * (job.training.grad_accum_steps or 1)) if micro else None
 
 
 def _tokens_per_step(job: Job, world_size: int) -> int | None:

@@ -24,9 +24,16 @@ not stopped by it (its peers' exit ends it).
 A step boundary is a tick (after ``cuda.synchronize()`` when CUDA is initialised). Measured
 steps are ticks ``warmup + 1 .. warmup + steps`` timed from tick ``warmup`` (``warmup`` is at
 least 1: the first step carries start-up and has no earlier boundary). Data wait is the time
-spent in DataLoader iterators' ``__next__`` between those ticks. After the last measured tick
-the rank writes ``<TRAINLINT_PROBE_DIR>/rank<RANK>.json`` and stops: flush, destroy the process
-group if initialised, ``os._exit(0)``. Every rank runs the same steps, so all ranks stop after
+spent in DataLoader iterators' ``__next__`` between those ticks. Samples per step are counted
+during the warm-up steps (none of them is timed): the leading dimension of the first tensor
+given to each outermost ``nn.Module`` call (positional, then keyword arguments; a module called
+while none is running: the model, or its DDP/FSDP wrapper), summed over the steps up to tick
+``warmup - 1`` (tick 1 when ``warmup`` is 1); the global module hooks that count them are then
+removed, so the timed steps run without them (and a ``torch.compile`` recompile their removal
+causes falls in the last warm-up step). This tells whether the per-rank batch is the same at
+each world size (``probe.scaling``). After the last measured tick the rank writes
+``<TRAINLINT_PROBE_DIR>/rank<RANK>.json`` and stops: flush, destroy the process group if
+initialised, ``os._exit(0)``. Every rank runs the same steps, so all ranks stop after
 the same step and none waits in a collective for a peer that left. ``os._exit`` rather than
 ``sys.exit``: a ``SystemExit`` raised inside an optimizer hook unwinds through the user's loop,
 where ``except BaseException``/``finally`` blocks and ``atexit`` handlers would save
@@ -66,6 +73,10 @@ class _State:
         self.times: list[float] = []
         self.data_wait = 0.0
         self.torch: Any = None
+        self.samples = 0  # leading dims given to outermost module calls, up to the start
+        self.depth = 0  # module calls in progress
+        self.samples_per_step: float | None = None
+        self.counting: list[Any] = []  # the global module hooks' handles while they count
 
     def tick(self, source: str, number: int | None = None) -> None:
         if self.source is not None and _PRIORITY[source] < _PRIORITY[self.source]:
@@ -80,10 +91,20 @@ class _State:
             self.times += [(now - self.last) / advance] * advance
         self.count += advance
         self.last = now
+        if self.counting and self.count >= max(1, self.warmup - 1):
+            self.stop_counting()  # a step before the timed ones: a recompile lands untimed
         if self.start is None and self.count >= self.warmup:
             self.start = (now, self.data_wait)
         if len(self.times) >= self.steps:
             self.finish(now)
+
+    def stop_counting(self) -> None:
+        """Samples per warm-up step, then the counting hooks go: the timed steps run bare."""
+        for handle in self.counting:
+            handle.remove()
+        if self.counting and self.samples > 0:
+            self.samples_per_step = self.samples / self.count
+        self.counting = []
 
     def _now(self) -> float:
         cuda = getattr(self.torch, "cuda", None)
@@ -98,6 +119,7 @@ class _State:
                 "step_times_s": self.times,
                 "measured_s": now - start,
                 "data_wait_s": self.data_wait - wait,
+                "samples_per_step": self.samples_per_step,
                 "oom": False,
             }
         )
@@ -174,6 +196,41 @@ def _on_torch(torch: ModuleType) -> None:
                 state.data_wait += time.perf_counter() - began
 
         base.__next__ = timed_next
+    _count_samples(torch, state)
+
+
+def _count_samples(torch: Any, state: _State) -> None:
+    """Global forward hooks that add the batch size of each outermost module call to
+    ``state.samples`` until ``state.stop_counting``."""
+    from torch.nn.modules import module
+
+    def before(*_: Any) -> None:
+        state.depth += 1
+
+    def after(_: Any, args: Any, kwargs: Any, output: Any) -> None:
+        state.depth = max(0, state.depth - 1)
+        if state.depth == 0:  # the outermost call returned: its inputs are the batch
+            state.samples += _batch_size(torch, [*args, kwargs])
+
+    state.counting = [
+        module.register_module_forward_pre_hook(before),
+        module.register_module_forward_hook(after, with_kwargs=True, always_call=True),
+    ]
+
+
+def _batch_size(torch: Any, args: Any) -> int:
+    """The leading dimension of the first tensor in a module call's positional arguments
+    (nested in lists, tuples or dicts), 0 when there is none."""
+    pending = list(args)
+    while pending:
+        item = pending.pop(0)
+        if isinstance(item, torch.Tensor):
+            return int(item.shape[0]) if item.dim() > 0 else 0
+        if isinstance(item, (list, tuple)):
+            pending[:0] = list(item)
+        elif isinstance(item, dict):
+            pending[:0] = list(item.values())
+    return 0
 
 
 class _TorchFinder:

@@ -57,6 +57,16 @@ class WorldSizeResult(_Model):
     scaling_efficiency: float | None = Field(
         None, description="throughput(n) / (n * throughput(1)); null without n = 1 measured"
     )
+    scaling_basis: Literal["tokens", "samples", "step_time"] | None = Field(
+        None,
+        description="what the efficiency compares: tokens/s; samples per rank-second; or "
+        "step_time, t(1) / t(n), where the per-rank batch was the same at both sizes",
+    )
+    samples_per_step: float | None = Field(
+        None,
+        description="samples one rank took per step: counted at the model's forward "
+        "(entrypoint mode), else the job's micro-batch x accumulation",
+    )
     oom: bool = False
     checkpoint: CheckpointSave | None = None
     data_wait_fraction: float | None = None

@@ -30,7 +30,7 @@ from collections.abc import Iterable
 
 from trainlint.findings import Finding, Severity
 from trainlint.report.text import _amount, _plural, format_finding, format_waste, summary
-from trainlint.results import Report
+from trainlint.results import OVERLAPS, Report, flagged_total
 
 PER_STEP = 10
 """Annotations of one kind (error, warning, notice) GitHub shows per step."""
@@ -132,12 +132,14 @@ def job_summary(report: Report, *, limit: int = SUMMARY_LIMIT) -> str:
     head = ["## trainlint", "", _text(summary(report)), ""]
     if counted:
         counts = Counter(f.severity for f in counted)
-        usd = sum(f.waste.usd for f in counted if f.waste and f.waste.usd)
-        hours = sum(f.waste.gpu_hours for f in counted if f.waste and f.waste.gpu_hours)
+        waste = flagged_total(report.jobs, counted)
         head += ["| Severity | Findings |", "|---|---:|"]
         head += [f"| {s} | {counts[s]} |" for s in SEVERITIES]
-        flagged, gpu_hours = _text(f"~${_amount(usd)}"), _text(f"~{_amount(hours)}")
-        head += ["", f"Flagged per run: **{flagged}** ({gpu_hours} GPU-h).", ""]
+        usd, hours = (
+            _text(f"~${_amount(waste.usd or 0)}"),
+            _text(f"~{_amount(waste.gpu_hours or 0)}"),
+        )
+        head += ["", f"Flagged per run: **{usd}** ({hours} GPU-h; {OVERLAPS}).", ""]
     if report.errors:
         head += ["**Errors** (these jobs were not checked):", ""]
         head += [f"- {_code(e.job)}: {_text(e.message)}" for e in report.errors]

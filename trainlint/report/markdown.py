@@ -20,7 +20,16 @@ from dataclasses import dataclass, replace
 from trainlint.findings import SEVERITY_RANK, Finding, Severity
 from trainlint.report._links import file_link, rule_help_uri
 from trainlint.report.text import format_waste
-from trainlint.results import DiffReport, JobCost, JobDiff, Report, Worsened
+from trainlint.results import (
+    OVERLAPS,
+    DiffReport,
+    JobCost,
+    JobDiff,
+    Report,
+    Worsened,
+    flagged,
+    flagged_total,
+)
 
 MARKER = "<!-- trainlint:pr-comment -->"
 LIMIT = 65536
@@ -69,13 +78,9 @@ def _check_summary(report: Report, counted: Sequence[Finding]) -> str:
         return f"No findings in {jobs}."
     counts = Counter(f.severity for f in counted)
     parts = ", ".join(f"{counts[s]} {s}" for s in TITLES if counts[s])
-    usd = _flagged(counted)
-    cost = f" · ~{_usd(usd)} per run flagged" if usd else ""
+    usd = flagged_total(report.jobs, counted).usd
+    cost = f" · ~{_usd(usd)} per run flagged ({OVERLAPS})" if usd else ""
     return f"**{_plural(len(counted), 'finding')}** ({parts}) in {jobs}{cost}."
-
-
-def _flagged(findings: Iterable[Finding]) -> float:
-    return sum(f.waste.usd for f in findings if f.waste and f.waste.usd)
 
 
 def _jobs_table(report: Report, counted: Sequence[Finding]) -> list[str]:
@@ -83,16 +88,21 @@ def _jobs_table(report: Report, counted: Sequence[Finding]) -> list[str]:
     if not report.jobs:
         return []
     by_job = {job.id: [f for f in counted if f.job == job.id] for job in report.jobs}
-    jobs = sorted(report.jobs, key=lambda j: (-_flagged(by_job[j.id]), -len(by_job[j.id]), j.id))
+    waste = flagged(report.jobs, counted)
+
+    def _flagged(job_id: str) -> float:
+        return waste[job_id].usd or 0.0 if job_id in waste else 0.0
+
+    jobs = sorted(report.jobs, key=lambda j: (-_flagged(j.id), -len(by_job[j.id]), j.id))
     rows = ["| Job | GPUs | Run | Cost per run | Findings | Flagged per run |",
             "|---|---|---:|---:|---:|---:|"]  # fmt: skip
     for job in jobs:
-        run, flagged = job.estimates.run, _flagged(by_job[job.id])
+        run, usd = job.estimates.run, _flagged(job.id)
         hours = f"~{_hours(run.hours)}" if run.hours is not None else "?"
         cost = f"~{_usd(run.usd)}" if run.usd is not None else "?"
         rows.append(f"| `{_code(job.id)}` | {_gpus(job.estimates.gpu, job.estimates.gpus)} | "
                     f"{hours} | {cost} | {len(by_job[job.id])} | "
-                    f"{f'~{_usd(flagged)}' if flagged else '—'} |")  # fmt: skip
+                    f"{f'~{_usd(usd)}' if usd else '—'} |")  # fmt: skip
     return [*rows, ""]
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 
 from trainlint.findings import Finding, Waste
-from trainlint.results import Report, not_understood
+from trainlint.results import OVERLAPS, Report, flagged_total, not_understood
 
 
 def render(report: Report) -> str:
@@ -52,8 +52,8 @@ def summary(report: Report) -> str:
         return f"No findings in {jobs}{suppressed}."
     counts = Counter(f.severity for f in counted)
     by_severity = ", ".join(f"{counts[s]} {s}" for s in ("error", "warning", "info") if counts[s])
-    usd = sum(f.waste.usd for f in counted if f.waste and f.waste.usd)
-    cost = f"; ~${_amount(usd)} per run flagged" if usd else ""
+    usd = flagged_total(report.jobs, counted).usd
+    cost = f"; ~${_amount(usd)} per run flagged ({OVERLAPS})" if usd else ""
     found = _plural(len(counted), "finding")
     return f"Found {found} ({by_severity}) in {jobs}{cost}{suppressed}."
 

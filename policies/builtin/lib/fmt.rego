@@ -44,6 +44,15 @@ else := _unit(b, 1e6, "MB") if abs(b) >= 1e6
 else := _unit(b, 1e3, "kB") if abs(b) >= 1e3
 else := _unit(b, 1, "B")
 
+# gpu_memory(85899345920) == "80 GB": GPU memory as GPU vendors name it ("H100 80 GB"), in
+# the binary gigabytes of the catalog's nominal capacities (an 80 GB part reports 81920 MiB
+# in nvidia-smi), so a job's use and its GPU's capacity read in the same unit. Storage
+# (checkpoints) stays in bytes() above.
+gpu_memory(b) := _unit(b, 1099511627776, "TB") if abs(b) >= 1099511627776
+else := _unit(b, 1073741824, "GB") if abs(b) >= 1073741824
+else := _unit(b, 1048576, "MB") if abs(b) >= 1048576
+else := bytes(b)
+
 # duration(0.01) == "10 ms", duration(19) == "19 s", duration(900) == "15 min".
 duration(s) := _unit(s, 0.001, "ms") if abs(s) < 0.995
 else := _unit(s, 1, "s") if abs(s) < 99.5

@@ -18,6 +18,10 @@ test_pct if {
 	[pct(0.613), pct(0.02), pct(1)] == ["61%", "2.0%", "100%"]
 }
 
+test_gpu_memory if {
+	[gpu_memory(85899345920), gpu_memory(151397597184), gpu_memory(25.5 * 1073741824), gpu_memory(3.5 * 1048576)] == ["80 GB", "141 GB", "26 GB", "3.5 MB"]
+}
+
 test_bytes if {
 	[bytes(512), bytes(2048), bytes(3.5e6), bytes(112e9), bytes(2.3e12)] == ["512 B", "2.0 kB", "3.5 MB", "112 GB", "2.3 TB"]
 }
