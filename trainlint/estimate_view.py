@@ -101,7 +101,7 @@ LABELS = {
     "comm.allreduce_s": "all-reduce time",
     "comm.fraction": "share of step",
 }
-SKIPPED = {"sources", "unknown", "assumed"}
+SKIPPED = {"sources", "unknown", "assumed", "ranges"}  # ranges: shown with their numbers (item 5)
 _UNIT_SUFFIXES = ("_bytes", "_s")
 
 # How to declare a missing input: the annotation key that sets it, else where it comes from.

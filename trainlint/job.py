@@ -7,7 +7,7 @@ is optional: unknown stays ``None`` so a rule that needs it stays silent instead
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -337,6 +337,18 @@ class Estimates(Model):
     unknown: list[str] = Field(default_factory=list)
     # Inputs the job does not state that were guessed, with the value used (e.g. precision).
     assumed: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    ranges: dict[str, Annotated[list[float], Field(min_length=2, max_length=2)]] = Field(
+        default_factory=dict,
+        description=(
+            "Plausible [low, high] of each number that rests on an uncertain input (an unstated "
+            "sequence length or GPUs per node, the MFU band), keyed by JSON pointer into these "
+            'estimates ("/run/usd", "/memory/utilization"). The point value beside it is the '
+            "most likely one and lies between the ends. A number with no uncertainty, or whose "
+            "ends are equal, has no entry: its low and high are its point. Rules fire only when "
+            "their conclusion holds over the whole range (docs/estimates.md, Ranges)."
+        ),
+        json_schema_extra={"propertyNames": {"pattern": "^(/[^/]+)+$"}},
+    )
 
 
 class Job(Model):

@@ -47,6 +47,7 @@ package trainlint.rules.communication_bound
 import rego.v1
 
 import data.trainlint.lib.fmt
+import data.trainlint.lib.ranges
 import data.trainlint.lib.job
 
 params := data.trainlint.params.communication_bound
@@ -67,7 +68,7 @@ _applies if {
 	is_number(job.world_size)
 	job.world_size > 1
 	is_number(_comm.fraction)
-	_comm.fraction > params.max_comm_fraction
+	ranges.lowest("/comm/fraction", _comm.fraction) > params.max_comm_fraction
 }
 
 _message := concat("", [

@@ -51,6 +51,7 @@ package trainlint.rules.does_not_fit
 import rego.v1
 
 import data.trainlint.lib.fmt
+import data.trainlint.lib.ranges
 import data.trainlint.lib.job
 
 # max_utilization also bounds what the estimator suggests (estimate.RuleLimits reads it): the
@@ -72,9 +73,10 @@ _applies if _measured
 
 _mem := input.estimates.memory
 
+# Even the lowest plausible memory (shortest sequences, most GPUs to shard over) does not fit.
 _estimated if {
 	is_number(_mem.utilization)
-	_mem.utilization > params.max_utilization
+	ranges.lowest("/memory/utilization", _mem.utilization) > params.max_utilization
 }
 
 # A fresh probe at the job's world size ran out of memory.
@@ -92,7 +94,7 @@ _what := concat("", [
 	_measured
 } else := concat("", [
 	"~", fmt.bytes(_mem.total_bytes), " per GPU (", fmt.basis(["memory.total_bytes"]), _breakdown,
-	") is ~", fmt.pct(_mem.utilization), " of the ", fmt.bytes(_mem.gpu_bytes), " of each ", _gpu,
+	") is ~", ranges.pct_text("/memory/utilization", _mem.utilization), " of the ", fmt.bytes(_mem.gpu_bytes), " of each ", _gpu,
 	": out of memory before the first step",
 ]) if {
 	is_number(_mem.total_bytes)

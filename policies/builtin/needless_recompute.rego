@@ -49,6 +49,7 @@ package trainlint.rules.needless_recompute
 import rego.v1
 
 import data.trainlint.lib.fmt
+import data.trainlint.lib.ranges
 import data.trainlint.lib.job
 
 # max_utilization_without_recompute is this rule's own margin, not the estimator's headroom
@@ -73,7 +74,7 @@ _rc := input.estimates.recompute
 _applies if {
 	_rc.mode == "full"
 	is_number(_mem.utilization_without_recompute)
-	_mem.utilization_without_recompute <= params.max_utilization_without_recompute
+	ranges.highest("/memory/utilization_without_recompute", _mem.utilization_without_recompute) <= params.max_utilization_without_recompute
 }
 
 _message := concat("", [

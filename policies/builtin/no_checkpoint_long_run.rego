@@ -51,6 +51,7 @@ package trainlint.rules.no_checkpoint_long_run
 import rego.v1
 
 import data.trainlint.lib.fmt
+import data.trainlint.lib.ranges
 import data.trainlint.lib.job
 
 params := data.trainlint.params.no_checkpoint_long_run
@@ -67,7 +68,7 @@ findings contains finding if {
 
 _applies if {
 	is_number(_run.hours)
-	_run.hours > params.max_hours_without_checkpoint
+	ranges.lowest("/run/hours", _run.hours) > params.max_hours_without_checkpoint
 	_no_periodic
 }
 

@@ -48,6 +48,7 @@ package trainlint.rules.over_budget
 import rego.v1
 
 import data.trainlint.lib.fmt
+import data.trainlint.lib.ranges
 
 params := data.trainlint.params.over_budget
 
@@ -74,20 +75,20 @@ else := params.max_usd_per_job if is_number(params.max_usd_per_job)
 _usd_over if {
 	is_number(_run.usd)
 	is_number(_usd_budget)
-	_run.usd > _usd_budget
+	ranges.lowest("/run/usd", _run.usd) > _usd_budget
 }
 
 _usd_excess := _run.usd - _usd_budget if _usd_over
 
 _usd_message := concat("", [
-	"estimated ~", fmt.usd(_run.usd), " per run (", _usd_detail, fmt.basis(["run.usd"]),
+	"estimated ~", ranges.usd_text("/run/usd", _run.usd), " per run (", _usd_detail, fmt.basis(["run.usd"]),
 	") is over the ", fmt.usd(_usd_budget), " ", _usd_origin, " by ~", fmt.usd(_usd_excess),
 	" (+", fmt.pct(_usd_excess / _usd_budget), "); ", _advice,
 ]) if {
 	_usd_over
 	_usd_budget > 0
 } else := concat("", [
-	"estimated ~", fmt.usd(_run.usd), " per run (", _usd_detail, fmt.basis(["run.usd"]),
+	"estimated ~", ranges.usd_text("/run/usd", _run.usd), " per run (", _usd_detail, fmt.basis(["run.usd"]),
 	") is over the ", fmt.usd(_usd_budget), " ", _usd_origin, "; ", _advice,
 ]) if _usd_over
 
@@ -116,7 +117,7 @@ else := params.max_gpu_hours_per_job if is_number(params.max_gpu_hours_per_job)
 _hours_over if {
 	is_number(_run.gpu_hours)
 	is_number(_hours_budget)
-	_run.gpu_hours > _hours_budget
+	ranges.lowest("/run/gpu_hours", _run.gpu_hours) > _hours_budget
 }
 
 _hours_excess := _run.gpu_hours - _hours_budget if _hours_over

@@ -46,6 +46,7 @@ package trainlint.rules.oversized_gpu
 import rego.v1
 
 import data.trainlint.lib.fmt
+import data.trainlint.lib.ranges
 import data.trainlint.lib.job
 
 params := data.trainlint.params.oversized_gpu
@@ -62,7 +63,7 @@ findings contains finding if {
 
 _applies if {
 	is_number(_utilization)
-	_utilization < params.min_utilization
+	ranges.highest("/memory/utilization", _utilization) < params.min_utilization
 	is_object(_alternative)
 }
 
@@ -93,7 +94,7 @@ _not_smaller contains a.gpu if {
 }
 
 _message := concat("", [
-	_current, " uses ~", fmt.pct(_utilization), " of GPU memory (",
+	_current, " uses ~", ranges.pct_text("/memory/utilization", _utilization), " of GPU memory (",
 	fmt.basis(["memory.utilization"]), "); ",
 	fmt.int(_alternative.gpus), "× ", _alternative.gpu, " fits (~",
 	fmt.pct(_alternative.memory_utilization), " used) for ~", fmt.usd(_alternative.usd),

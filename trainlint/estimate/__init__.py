@@ -8,9 +8,6 @@ docs/estimates.md.
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any
-
 from trainlint.catalog import (
     GpuSpec,
     ModelSpecEntry,
@@ -21,19 +18,12 @@ from trainlint.catalog import (
     resolve_model,
 )
 from trainlint.derive import model_parallel
-from trainlint.estimate.checkpoint import job_checkpoint
-from trainlint.estimate.compute import job_compute
-from trainlint.estimate.cost import alternatives, job_run, run_steps
-from trainlint.estimate.inputs import MAX_QUANTITY, Basis, Inputs, finite, positive, resolve
+from trainlint.estimate.cost import alternatives
+from trainlint.estimate.inputs import Basis, positive
 from trainlint.estimate.ledger import Ledger
-from trainlint.estimate.memory import job_memory
 from trainlint.estimate.params import EstimateParams, RuleLimits
-from trainlint.estimate.whatif import (
-    memory_fixes,
-    mixed_precision,
-    recompute_cost,
-    without_recompute,
-)
+from trainlint.estimate.ranges import box, evaluate, measured_step_time, spread
+from trainlint.estimate.whatif import memory_fixes, mixed_precision, recompute_cost
 from trainlint.job import Estimates, Job
 
 __all__ = [
@@ -43,51 +33,12 @@ __all__ = [
     "RuleLimits",
     "estimate",
     "gpus",
+    "measured_step_time",
     "models",
     "params_from_dims",
     "resolve_gpu",
     "resolve_model",
 ]
-
-
-def _record_inputs(inp: Inputs, led: Ledger) -> None:
-    """Sources of the values copied straight from the resolved inputs."""
-    for key, known in (("params", inp.params), ("trainable_params", inp.trainable)):
-        if known is None:
-            led.missing("model.params")
-        else:
-            led.put(key, known.value, known.source)
-    if inp.hw.gpu is not None:
-        led.put("gpu", inp.hw.gpu.name, "catalog")
-    if inp.hw.world is not None:
-        led.put("gpus", inp.hw.world.value, inp.hw.world.source)
-    if inp.hw.price is not None:
-        led.put("price_per_gpu_hour", inp.hw.price.value, inp.hw.price.source)
-    elif inp.hw.gpu is not None:
-        led.missing("price_per_gpu_hour")
-
-
-def measured_step_time(job: Job, world: int | None) -> float | None:
-    """The median step time a fresh probe measured at the job's world size, or None.
-
-    A measurement run with stand-in dimensions (``workload.overrides``), one that ran out of
-    memory, or a stale one (its fingerprint no longer matches: ``fresh`` false) gives None.
-    """
-    m: dict[str, Any] = job.measurements
-    if world is None or m.get("fresh") is not True:
-        return None
-    workload = m.get("workload")
-    if isinstance(workload, dict) and workload.get("overrides"):
-        return None
-    sizes = m.get("world_sizes")
-    entry = sizes.get(str(world)) if isinstance(sizes, dict) else None
-    if not isinstance(entry, dict) or entry.get("oom") is True:
-        return None
-    step = entry.get("step_time_s")
-    median = step.get("median") if isinstance(step, dict) else None
-    if isinstance(median, bool) or not isinstance(median, int | float) or median <= 0:
-        return None
-    return finite(float(median)) if median <= MAX_QUANTITY else None
 
 
 def _impossible_layout(job: Job) -> bool:
@@ -108,28 +59,20 @@ def estimate(
         return Estimates(unknown=["parallel layout (tensor x pipeline x context does not divide "
                                   "the world size)"])  # fmt: skip
     p, rules = params or EstimateParams(), limits or RuleLimits()
-    inp = resolve(job, p)
+    inputs = box(job, p)
     led = Ledger()
-    _record_inputs(inp, led)
-    memory = job_memory(inp, p, led)
-    per_node = positive(job.resources.gpus_per_node)
-    compute = job_compute(inp, p, led, per_node)
-    measured = measured_step_time(job, inp.hw.world.value if inp.hw.world else None)
-    if measured is not None:  # a fresh probe at this world size replaces the estimate
-        step = led.put("step_time_s", measured, "measured")
-        compute = dataclasses.replace(compute, step_time_s=step)
-    steps = run_steps(job.training, inp, compute.tokens_per_step, led)
+    core = evaluate(job, p, rules, inputs.point(), led)
+    inp, compute, steps, memory = core.inp, core.compute, core.steps, core.memory
+    ranges = spread(job, (p, rules), inputs, core)
     basis = Basis(inp, p, rules)
-    checkpoint = job_checkpoint(job.checkpoint, basis, led, steps, compute.step_time_s)
-    saving_s = (checkpoint.saves or 0) * (checkpoint.save_s or 0.0)
-    run = job_run(inp, steps, compute.step_time_s, saving_s, led)
+    per_node = positive(job.resources.gpus_per_node)
+    saving_s = (core.checkpoint.saves or 0) * (core.checkpoint.save_s or 0.0)
     options = alternatives(basis, steps.value if steps else None, saving_s, per_node)
     if options:
         led.put("alternatives", options, "default")
     fixes = memory_fixes(inp, p, rules, memory)
     if fixes:
         led.put("memory_fixes", fixes, "default")
-    memory = without_recompute(inp, p, led, memory)
     n_steps = steps.value if steps else None
     recompute = recompute_cost(basis, led, n_steps, compute.step_time_s, per_node)
     mixed = mixed_precision(basis, led, n_steps, compute.step_time_s, per_node)
@@ -144,8 +87,8 @@ def estimate(
         tokens_per_step=compute.tokens_per_step,
         flops_per_token=compute.flops_per_token,
         price_per_gpu_hour=inp.hw.price.value if inp.hw.price else None,
-        run=run,
-        checkpoint=checkpoint,
+        run=core.run,
+        checkpoint=core.checkpoint,
         alternatives=options,
         memory_fixes=fixes,
         recompute=recompute,
@@ -153,4 +96,5 @@ def estimate(
         sources=dict(led.sources),
         unknown=list(led.unknown),
         assumed=dict(inp.assumed),
+        ranges=ranges,
     )

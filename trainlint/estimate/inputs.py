@@ -86,6 +86,7 @@ class Inputs:
     shard_group: int | None = None  # HYBRID_SHARD: shard within this many GPUs (one node)
     largest_layer: int | None = None  # params of the largest module: ZeRO-3 gathers 4 B each
     active_params: Sourced[int] | None = None  # MoE: parameters per token (FLOPs); dense: params
+    mfu: float | None = None  # the MFU this evaluation assumes (estimate.ranges varies it)
 
     def data_parallel(self, world: int) -> int:
         """Data-parallel degree: the world divided among tensor and pipeline ranks."""
@@ -97,6 +98,17 @@ class Inputs:
 # here, at the input, no product of the formulas can reach a float's range (``max_steps:
 # 1e308`` became an infinite cost, then JSON no policy engine reads).
 MAX_QUANTITY = 10**15
+
+
+@dataclass(frozen=True)
+class Guess:
+    """Values taken for inputs the job leaves unknown, one point of ``estimate.ranges``' box:
+    None keeps an input as the job states it (or unknown). Each guessed value is ``default``
+    and named in ``assumed``, so every number it drives says it rests on a guess."""
+
+    seq_len: int | None = None
+    world: int | None = None
+    mfu: float | None = None
 
 
 @dataclass(frozen=True)
@@ -127,7 +139,7 @@ def _sourced(value: int | None, source: Source) -> Sourced[int] | None:
     return None if value is None else Sourced(value, source)
 
 
-def _dims(job: Job, entry: ModelSpecEntry | None) -> Dims:
+def _dims(job: Job, entry: ModelSpecEntry | None, guess: Guess) -> Dims:
     model, declared = job.model, job.model.source or "declared"
 
     def pick(name: str) -> Sourced[int] | None:
@@ -138,7 +150,10 @@ def _dims(job: Job, entry: ModelSpecEntry | None) -> Dims:
 
     names = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab")
     picked = {name: pick(name) for name in names}
-    return Dims(**picked, seq_len=_sourced(positive(model.seq_len), declared))
+    seq_len = _sourced(positive(model.seq_len), declared)
+    if seq_len is None and guess.seq_len is not None:
+        seq_len = Sourced(guess.seq_len, "default")
+    return Dims(**picked, seq_len=seq_len)
 
 
 def _params(job: Job, entry: ModelSpecEntry | None, dims: Dims) -> Sourced[int] | None:
@@ -433,7 +448,7 @@ def _shard_group(job: Job, model_parallel: int) -> int | None:
     return max(1, per_node // model_parallel)
 
 
-def _world(job: Job) -> Sourced[int] | None:
+def _world(job: Job, guess: Guess) -> Sourced[int] | None:
     """The job's GPU count: its world size as stated or derived (``derive``: what the config
     fixes is ``declared``), else GPUs per node x nodes, one node when the count is unknown: a
     guess derivation refuses (``--nnodes $NNODES``), hence ``estimated``."""
@@ -443,11 +458,11 @@ def _world(job: Job) -> Sourced[int] | None:
         return Sourced(world, "declared")
     per_node = positive(res.gpus_per_node)
     if per_node is None:
-        return None
+        return None if guess.world is None else Sourced(guess.world, "default")
     return Sourced(world_size(per_node, positive(res.nodes)), "estimated")
 
 
-def _hardware(job: Job, p: EstimateParams) -> GpuSetup:
+def _hardware(job: Job, p: EstimateParams, guess: Guess) -> GpuSetup:
     gpu_field = job.resources.gpu
     gpu = resolve_gpu(gpu_field.model) if gpu_field.model else None
     gpu_bytes: Sourced[float] | None = None
@@ -455,7 +470,7 @@ def _hardware(job: Job, p: EstimateParams) -> GpuSetup:
         gpu_bytes = Sourced(float(gpu_field.memory_bytes or 0), gpu_field.source or "declared")
     elif gpu is not None:
         gpu_bytes = Sourced(float(gpu.memory_bytes), "catalog")
-    return GpuSetup(gpu, gpu_bytes, _world(job), price_of(gpu, p))
+    return GpuSetup(gpu, gpu_bytes, _world(job, guess), price_of(gpu, p))
 
 
 def price_of(gpu: GpuSpec | None, p: EstimateParams) -> Sourced[float] | None:
@@ -484,18 +499,31 @@ def _batches(job: Job, dp: int | None) -> tuple[Sourced[int] | None, Sourced[int
     return micro_sourced, Sourced(global_batch(micro, accum, dp), "estimated")
 
 
-def resolve(job: Job, p: EstimateParams) -> Inputs:
-    """Resolve a job's inputs against the catalogs and the parameters."""
+def _record_guess(job: Job, guess: Guess, assumed: Assumed) -> None:
+    """Name the guessed inputs the job does not state in ``assumed``."""
+    if guess.seq_len is not None and positive(job.model.seq_len) is None:
+        assumed["model.seq_len"] = guess.seq_len
+    res = job.resources
+    stated = positive(res.world_size) or positive(res.gpus_per_node)
+    if guess.world is not None and stated is None:
+        assumed["resources.world_size"] = guess.world
+
+
+def resolve(job: Job, p: EstimateParams, guess: Guess | None = None) -> Inputs:
+    """Resolve a job's inputs against the catalogs and the parameters; ``guess`` fills the
+    inputs the job leaves unknown (``estimate.ranges``)."""
     assumed: Assumed = {}
+    guess = guess or Guess()
+    _record_guess(job, guess, assumed)
     entry = _resolve_model(job.model.name) if job.model.name else None
-    dims = _dims(job, entry)
+    dims = _dims(job, entry, guess)
     params = _params(job, entry, dims)
     trainable, peft = _trainable(job, params, p, assumed, _lora(job, dims, entry))
     par = job.training.parallelism
     tensor, pipeline = positive(par.tensor) or 1, positive(par.pipeline) or 1
     model_parallel = tensor * pipeline
     recompute_mode = _recompute_mode(job)
-    hw = _hardware(job, p)
+    hw = _hardware(job, p, guess)
     dp = max(1, hw.world.value // model_parallel) if hw.world else None
     micro, glob = _batches(job, dp)
     return Inputs(
@@ -522,4 +550,5 @@ def resolve(job: Job, p: EstimateParams) -> Inputs:
         shard_group=_shard_group(job, model_parallel),
         largest_layer=largest_layer(dims, entry),
         active_params=_active(entry, params),
+        mfu=guess.mfu,
     )
