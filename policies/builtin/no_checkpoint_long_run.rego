@@ -108,7 +108,7 @@ _pointer := "/checkpoint/strategy" if {
 } else := "/checkpoint"
 
 _message := concat("", [
-	_why, ": nothing is saved before the end of a ~", fmt.duration(_run.hours * 3600),
+	_why, ": nothing is saved before the end of a ~", ranges.hours_text("/run/hours", _run.hours),
 	" run (", fmt.basis(["run.hours"]), ")", _gpus, ", so a failure restarts it from step 0",
 	_risk, "; ", _fix,
 ]) if _applies
@@ -136,10 +136,13 @@ _fix := concat("", ["save at least every ", fmt.steps(_window_steps), " (~", fmt
 	is_number(_window_steps)
 } else := concat("", ["save at least every ", fmt.duration(params.max_hours_without_checkpoint * 3600)])
 
-_window_steps := max([1, floor((params.max_hours_without_checkpoint * 3600) / input.estimates.step_time_s)]) if {
+# Steps in the window at the slowest plausible step time, so the interval keeps within it.
+_window_steps := max([1, floor((params.max_hours_without_checkpoint * 3600) / _slowest_step_s)]) if {
 	is_number(input.estimates.step_time_s)
 	input.estimates.step_time_s > 0
 }
+
+_slowest_step_s := ranges.highest("/step_time_s", input.estimates.step_time_s)
 
 _gpu_hours := (_run.gpu_hours * _p_fail) / 2 if {
 	is_number(_p_fail)

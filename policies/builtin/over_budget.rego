@@ -92,7 +92,7 @@ _usd_message := concat("", [
 	") is over the ", fmt.usd(_usd_budget), " ", _usd_origin, "; ", _advice,
 ]) if _usd_over
 
-_usd_detail := concat("", [fmt.gpu_hours(_run.gpu_hours), _on_gpus, ", "]) if {
+_usd_detail := concat("", [ranges.gpu_hours_text("/run/gpu_hours", _run.gpu_hours), _on_gpus, ", "]) if {
 	_usd_over
 	is_number(_run.gpu_hours)
 } else := ""
@@ -123,7 +123,7 @@ _hours_over if {
 _hours_excess := _run.gpu_hours - _hours_budget if _hours_over
 
 _hours_message := concat("", [
-	"estimated ~", fmt.gpu_hours(_run.gpu_hours), " per run (", _gpus_comma,
+	"estimated ~", ranges.gpu_hours_text("/run/gpu_hours", _run.gpu_hours), " per run (", _gpus_comma,
 	fmt.basis(["run.gpu_hours"]), ") is over the ", fmt.gpu_hours(_hours_budget), " ",
 	_hours_origin, " by ~", fmt.gpu_hours(_hours_excess), " (+",
 	fmt.pct(_hours_excess / _hours_budget), "); ", _advice,
@@ -131,7 +131,7 @@ _hours_message := concat("", [
 	_hours_over
 	_hours_budget > 0
 } else := concat("", [
-	"estimated ~", fmt.gpu_hours(_run.gpu_hours), " per run (", _gpus_comma,
+	"estimated ~", ranges.gpu_hours_text("/run/gpu_hours", _run.gpu_hours), " per run (", _gpus_comma,
 	fmt.basis(["run.gpu_hours"]), ") is over the ", fmt.gpu_hours(_hours_budget), " ",
 	_hours_origin, "; ", _advice,
 ]) if _hours_over
@@ -155,7 +155,14 @@ _size_pointer := "/training/max_steps" if input.provenance["/training/max_steps"
 else := "/resources/world_size" if input.provenance["/resources/world_size"]
 else := "/resources/gpus_per_node"
 
-_gpus_text := concat("", [fmt.int(input.estimates.gpus), "× ", input.estimates.gpu]) if {
+# A guessed GPU count is shown as its range ("1–8× H100-SXM").
+_gpus_text := concat("", [
+	fmt.int(ranges.lowest("/gpus", input.estimates.gpus)), "–",
+	fmt.int(ranges.highest("/gpus", input.estimates.gpus)), "× ", input.estimates.gpu,
+]) if {
+	is_number(input.estimates.ranges["/gpus"][0])
+	is_string(input.estimates.gpu)
+} else := concat("", [fmt.int(input.estimates.gpus), "× ", input.estimates.gpu]) if {
 	is_number(input.estimates.gpus)
 	is_string(input.estimates.gpu)
 }

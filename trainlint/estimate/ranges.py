@@ -68,6 +68,7 @@ GPUs each node runs starts 1 to 8."""
 
 # Pointers into ``estimates`` that get a range, and how to read each from one evaluation.
 POINTERS = (
+    "/gpus",
     "/step_time_s",
     "/tokens_per_step",
     "/memory/total_bytes",
@@ -133,6 +134,7 @@ class Core:
     def values(self) -> dict[str, float]:
         """The ranged numbers of this evaluation, by pointer; unknown ones left out."""
         tree: dict[str, Any] = {
+            "gpus": self.inp.hw.world.value if self.inp.hw.world else None,
             "step_time_s": self.compute.step_time_s,
             "tokens_per_step": self.compute.tokens_per_step,
             "memory": self.memory.model_dump(),

@@ -39,8 +39,8 @@ pct_text(pointer, point) := concat("", [fmt.num(lowest(pointer, point) * 100), "
 	is_wide(pointer)
 } else := fmt.pct(point)
 
-# "55–123 h" when wide, else "99.6 h"; durations in seconds.
-duration_text(pointer, point) := concat("", [fmt.duration(lowest(pointer, point)), "–", fmt.duration(highest(pointer, point))]) if {
+# "158–564 ms" when wide, else "423 ms"; durations in seconds.
+duration_text(pointer, point) := _span(fmt.duration(lowest(pointer, point)), fmt.duration(highest(pointer, point))) if {
 	is_wide(pointer)
 } else := fmt.duration(point)
 
@@ -50,3 +50,17 @@ gpu_hours_text(pointer, point) := concat("", [fmt.num(lowest(pointer, point)), "
 } else := fmt.gpu_hours(point)
 
 _bare_usd(x) := trim_prefix(fmt.usd(x), "$")
+
+# "26–94 h" when wide, else "71 h"; for an estimate in hours.
+hours_text(pointer, point) := _span(fmt.duration(lowest(pointer, point) * 3600), fmt.duration(highest(pointer, point) * 3600)) if {
+	is_wide(pointer)
+} else := fmt.duration(point * 3600)
+
+# "26 h" and "94 h" read "26–94 h"; ends in different units keep both ("800 ms–1.6 s").
+_span(lo, hi) := concat("", [trim_suffix(lo, _unit_suffix(hi)), "–", hi]) if {
+	endswith(lo, _unit_suffix(hi))
+} else := concat("", [lo, "–", hi])
+
+_unit_suffix(text) := concat(" ", ["", _last_part(split(text, " "))])
+
+_last_part(parts) := parts[count(parts) - 1]

@@ -24,3 +24,7 @@ test_wide_range_printed if {
 test_narrow_range_prints_the_point if {
 	usd_text("/run/usd", 100) == "$100" with input as _narrow
 }
+
+test_hours_range if {
+	hours_text("/run/hours", 70) == "26–94 h" with input as {"estimates": {"ranges": {"/run/hours": [26.4, 94.1]}}}
+}

@@ -1,0 +1,122 @@
+"""Ranges instead of silence (issue 21 item 2): an unstated sequence length or GPU count gives a
+point estimate at its most likely value and ``estimates.ranges`` over its plausible interval;
+rules fire only when their conclusion holds over the whole range."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
+from tests.estimate.jobs import llmc_gpt2, make_job
+from trainlint import cli
+from trainlint.estimate import estimate
+from trainlint.estimate.params import EstimateParams
+from trainlint.estimate.ranges import LIKELY_SEQ, MAX_PER_NODE, SHORT_SEQ, box
+
+# The issue's example: GPT-2 124M saving a 1.7 GB checkpoint every 10 steps on 8xA100, no
+# sequence length stated anywhere (nanoGPT's config: micro-batch 12, 5 accumulation steps).
+GPT2_EVERY_10_STEPS = """\
+#!/bin/bash
+#SBATCH --job-name=gpt2
+#SBATCH --nodes=1
+#SBATCH --gres=gpu:a100:8
+#SBATCH --constraint=a100-80gb
+#SBATCH --comment="team=nlp,project=gpt2"
+torchrun --nproc_per_node=8 train.py \\
+    --model_name_or_path gpt2 \\
+    --per_device_train_batch_size 12 \\
+    --gradient_accumulation_steps 5 \\
+    --max_steps 600000 \\
+    --bf16 \\
+    --save_steps 10 \\
+    --output_dir out
+"""
+
+
+def _gpt2_without(**training: object) -> dict[str, object]:
+    return {"micro_batch_size": 12, "grad_accum_steps": 5, "max_steps": 600_000, **training}
+
+
+def test_unstated_sequence_length_gives_a_point_and_a_range() -> None:
+    job = make_job(
+        model={"name": "gpt2"},
+        resources={"gpu": {"model": "A100-80GB"}, "world_size": 8},
+        training=_gpt2_without(),
+    )
+    est = estimate(job)
+    assert est.assumed["model.seq_len"] == 1024  # GPT-2's context caps the likely 2048
+    assert est.step_time_s is not None and est.memory.utilization is not None
+    assert est.sources["step_time_s"] == "default"
+    low, high = est.ranges["/tokens_per_step"]
+    assert (low, high) == (8 * 12 * 5 * SHORT_SEQ, 8 * 12 * 5 * 1024)
+    for pointer in ("/step_time_s", "/memory/total_bytes", "/run/usd"):
+        low, high = est.ranges[pointer]
+        assert low < high, pointer
+
+
+def test_point_values_lie_inside_their_ranges() -> None:
+    job = make_job(
+        model={"name": "Llama-3.1-8B"},
+        resources={"gpu": {"model": "H100"}, "nodes": 2},
+        launcher={"kind": "torchrun"},
+        training={"micro_batch_size": 1, "max_steps": 1000, "precision": "bf16"},
+        checkpoint={"every_steps": 100},
+    )
+    est = estimate(job)
+    assert est.ranges
+    for pointer, (low, high) in est.ranges.items():
+        point: Any = est.model_dump()
+        for part in pointer.strip("/").split("/"):
+            point = point[part]
+        assert low <= point <= high, pointer
+
+
+def test_unstated_gpus_per_node_span_one_to_a_full_node_on_each_node() -> None:
+    job = make_job(
+        model={"name": "gpt2", "seq_len": 1024},
+        resources={"gpu": {"model": "H100"}, "nodes": 2},
+        launcher={"kind": "torchrun"},
+        training={"micro_batch_size": 8},
+    )
+    est = estimate(job)
+    assert est.ranges["/gpus"] == [2, 2 * MAX_PER_NODE]
+    assert est.gpus == 2 * MAX_PER_NODE and est.sources["gpus"] == "default"
+    assert est.assumed["resources.world_size"] == 2 * MAX_PER_NODE
+
+
+def test_a_plain_python_launch_is_most_likely_one_gpu() -> None:
+    job = make_job(model={"name": "gpt2", "seq_len": 1024}, launcher={"kind": "python"})
+    inputs = box(job, EstimateParams())
+    assert inputs.world is not None and inputs.world.point == 1
+    assert inputs.seq_len is None  # stated: no uncertainty
+
+
+def test_stated_inputs_leave_only_the_mfu_band() -> None:
+    est = estimate(llmc_gpt2(max_steps=1000))
+    assert "/memory/total_bytes" not in est.ranges  # memory does not depend on the MFU
+    low, high = est.ranges["/step_time_s"]
+    assert low < est.step_time_s < high  # type: ignore[operator]
+    assert "model.seq_len" not in est.assumed and "resources.world_size" not in est.assumed
+
+
+def test_a_model_outside_the_catalog_is_bounded_by_a_default_context() -> None:
+    job = make_job(model={"params": 1_000_000_000, "layers": 24, "hidden": 2048})
+    inputs = box(job, EstimateParams())
+    assert inputs.seq_len is not None
+    assert (inputs.seq_len.low, inputs.seq_len.point) == (SHORT_SEQ, LIKELY_SEQ)
+
+
+def test_at_most_eight_corners() -> None:
+    job = make_job(model={"name": "gpt2"}, resources={"nodes": 1}, launcher={"kind": "torchrun"})
+    assert len(list(box(job, EstimateParams()).corners())) == 8
+
+
+def test_issue_example_fires_tl201_from_files(tmp_path: Path) -> None:
+    (tmp_path / "train.sh").write_text(GPT2_EVERY_10_STEPS)
+    result = CliRunner().invoke(cli.main, ["check", str(tmp_path / "train.sh")])
+    lines = [line for line in result.output.splitlines() if " TL201 " in line]
+    assert len(lines) == 1, result.output
+    assert "checkpoint every 10 steps" in lines[0] and "1.7 GB" in lines[0]
+    assert "is ~24\u201352% of the run (estimated)" in lines[0]  # a range: any sequence length
