@@ -4,6 +4,7 @@ rules fire only when their conclusion holds over the whole range."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from click.testing import CliRunner
 from tests.estimate.jobs import llmc_gpt2, make_job
 from trainlint import cli
 from trainlint.estimate import estimate
+from trainlint.estimate.inputs import resolve, with_guess
 from trainlint.estimate.params import EstimateParams
 from trainlint.estimate.ranges import LIKELY_SEQ, MAX_PER_NODE, SHORT_SEQ, box
 
@@ -108,9 +110,11 @@ def test_a_model_outside_the_catalog_is_bounded_by_a_default_context() -> None:
     assert (inputs.seq_len.low, inputs.seq_len.point) == (SHORT_SEQ, LIKELY_SEQ)
 
 
-def test_at_most_eight_corners() -> None:
+def test_at_most_eight_corners_in_four_groups() -> None:
     job = make_job(model={"name": "gpt2"}, resources={"nodes": 1}, launcher={"kind": "torchrun"})
-    assert len(list(box(job, EstimateParams()).corners())) == 8
+    groups = list(box(job, EstimateParams()).corners())
+    assert len(groups) == 4  # sequence length x world size; each resolves the inputs once
+    assert sum(len(mfus) for _, mfus in groups) == 8
 
 
 def test_issue_example_fires_tl201_from_files(tmp_path: Path) -> None:
@@ -120,3 +124,18 @@ def test_issue_example_fires_tl201_from_files(tmp_path: Path) -> None:
     assert len(lines) == 1, result.output
     assert "checkpoint every 10 steps" in lines[0] and "1.7 GB" in lines[0]
     assert "is ~24\u201352% of the run (estimated)" in lines[0]  # a range: any sequence length
+
+
+def test_a_corner_from_the_point_inputs_is_the_corner_resolved_afresh() -> None:
+    job = make_job(
+        model={"name": "Llama-3.1-8B"},
+        resources={"gpu": {"model": "H100"}, "nodes": 2},
+        launcher={"kind": "torchrun"},
+        training={"micro_batch_size": 2, "grad_accum_steps": 4},
+    )
+    p = EstimateParams()
+    inputs = box(job, p)
+    point = resolve(job, p, inputs.point())
+    for guess, _ in inputs.corners():
+        fresh = dataclasses.replace(resolve(job, p, guess), assumed=point.assumed)
+        assert with_guess(job, point, guess) == fresh, guess

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from trainlint.catalog import (
     GpuSpec,
@@ -507,6 +507,26 @@ def _record_guess(job: Job, guess: Guess, assumed: Assumed) -> None:
     stated = positive(res.world_size) or positive(res.gpus_per_node)
     if guess.world is not None and stated is None:
         assumed["resources.world_size"] = guess.world
+
+
+def with_guess(job: Job, inp: Inputs, guess: Guess) -> Inputs:
+    """``inp`` (resolved from ``job``) with ``guess`` in place of the inputs the job does not
+    state: what ``resolve(job, p, guess)`` gives, without resolving the model again (the
+    corners of ``estimate.ranges`` differ only in these)."""
+    dims = inp.dims
+    if guess.seq_len is not None and positive(job.model.seq_len) is None:
+        dims = replace(dims, seq_len=Sourced(guess.seq_len, "default"))
+    world = _world(job, guess)
+    dp = max(1, world.value // inp.model_parallel) if world else None
+    micro, glob = _batches(job, dp)
+    return replace(
+        inp,
+        dims=dims,
+        hw=replace(inp.hw, world=world),
+        micro_batch=micro,
+        global_batch=glob,
+        mfu=guess.mfu,
+    )
 
 
 def resolve(job: Job, p: EstimateParams, guess: Guess | None = None) -> Inputs:

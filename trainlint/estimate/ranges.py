@@ -24,7 +24,16 @@ from trainlint.catalog import resolve_model as _resolve_model
 from trainlint.estimate.checkpoint import job_checkpoint
 from trainlint.estimate.compute import Compute, job_compute
 from trainlint.estimate.cost import job_run, run_steps
-from trainlint.estimate.inputs import MAX_QUANTITY, Basis, Guess, Inputs, finite, positive, resolve
+from trainlint.estimate.inputs import (
+    MAX_QUANTITY,
+    Basis,
+    Guess,
+    Inputs,
+    finite,
+    positive,
+    resolve,
+    with_guess,
+)
 from trainlint.estimate.ledger import Ledger, Sourced
 from trainlint.estimate.memory import job_memory
 from trainlint.estimate.mfu import Band, mfu_band
@@ -88,6 +97,8 @@ Interval = Band
 """An input's plausible values: its ends and the most likely one between them (the MFU band's
 shape, for every uncertain input)."""
 
+_PATHS = tuple((pointer, pointer.strip("/").split("/")) for pointer in POINTERS)
+
 
 @dataclass(frozen=True)
 class Box:
@@ -105,18 +116,21 @@ class Box:
             world=int(self.world.point) if self.world else None,
         )
 
-    def corners(self) -> Iterator[Guess]:
-        """Every combination of the ends of the uncertain inputs (at most 8)."""
+    def corners(self) -> Iterator[tuple[Guess, list[float | None]]]:
+        """Every combination of the ends of the uncertain inputs (at most 8), grouped by
+        sequence length and world size: the MFU changes only the step time and what follows
+        from it, so each group resolves the inputs and sizes the memory once."""
         ends = [
             [None] if axis is None else sorted({axis.low, axis.high})
-            for axis in (self.seq_len, self.world, self.mfu)
+            for axis in (self.seq_len, self.world)
         ]
-        for seq, world, mfu in itertools.product(*ends):
-            yield Guess(
+        mfus: list[float | None] = [None] if self.mfu is None else [self.mfu.low, self.mfu.high]
+        for seq, world in itertools.product(*ends):
+            guess = Guess(
                 seq_len=None if seq is None else int(seq),
                 world=None if world is None else int(world),
-                mfu=mfu,
             )
+            yield guess, mfus
 
 
 @dataclass(frozen=True)
@@ -133,23 +147,32 @@ class Core:
 
     def values(self) -> dict[str, float]:
         """The ranged numbers of this evaluation, by pointer; unknown ones left out."""
-        tree: dict[str, Any] = {
+        roots: dict[str, Any] = {
             "gpus": self.inp.hw.world.value if self.inp.hw.world else None,
             "step_time_s": self.compute.step_time_s,
             "tokens_per_step": self.compute.tokens_per_step,
-            "memory": self.memory.model_dump(),
-            "comm": self.compute.comm.model_dump(),
-            "checkpoint": self.checkpoint.model_dump(),
-            "run": self.run.model_dump(),
+            "memory": self.memory,
+            "comm": self.compute.comm,
+            "checkpoint": self.checkpoint,
+            "run": self.run,
         }
         found: dict[str, float] = {}
-        for pointer in POINTERS:
-            node: Any = tree
-            for part in pointer.strip("/").split("/"):
-                node = node.get(part) if isinstance(node, dict) else None
+        for pointer, (root, *fields) in _PATHS:
+            node = roots[root]
+            for name in fields:
+                node = getattr(node, name, None)
             if isinstance(node, int | float) and not isinstance(node, bool):
                 found[pointer] = float(node)
         return found
+
+
+@dataclass(frozen=True)
+class Sized:
+    """What one sequence length and world size fix whatever the MFU: the resolved inputs and
+    the memory per GPU."""
+
+    inp: Inputs
+    memory: Memory
 
 
 def record_inputs(inp: Inputs, led: Ledger) -> None:
@@ -192,12 +215,17 @@ def measured_step_time(job: Job, world: int | None) -> float | None:
     return finite(float(median)) if median <= MAX_QUANTITY else None
 
 
-def evaluate(job: Job, p: EstimateParams, rules: RuleLimits, guess: Guess, led: Ledger) -> Core:
-    """Memory, step time, checkpoint cost and run cost of ``job`` with ``guess`` filling its
-    unknown inputs; sources and gaps go to ``led``."""
-    inp = resolve(job, p, guess)
-    record_inputs(inp, led)
-    memory = job_memory(inp, p, led)
+def size(job: Job, p: EstimateParams, inp: Inputs, led: Ledger) -> Sized:
+    """The memory per GPU of ``job`` on the resolved inputs ``inp``."""
+    return Sized(inp, without_recompute(inp, p, led, job_memory(inp, p, led)))
+
+
+def timed(
+    job: Job, basis: tuple[EstimateParams, RuleLimits], sized: Sized, mfu: float | None, led: Ledger
+) -> Core:
+    """Step time, checkpoint cost and run cost of ``sized`` at ``mfu`` (None: the pack's)."""
+    p, rules = basis
+    inp = sized.inp if mfu is None else dataclasses.replace(sized.inp, mfu=mfu)
     per_node = positive(job.resources.gpus_per_node)
     compute = job_compute(inp, p, led, per_node)
     measured = measured_step_time(job, inp.hw.world.value if inp.hw.world else None)
@@ -205,12 +233,20 @@ def evaluate(job: Job, p: EstimateParams, rules: RuleLimits, guess: Guess, led: 
         step = led.put("step_time_s", measured, "measured")
         compute = dataclasses.replace(compute, step_time_s=step)
     steps = run_steps(job.training, inp, compute.tokens_per_step, led)
-    basis = Basis(inp, p, rules)
-    checkpoint = job_checkpoint(job.checkpoint, basis, led, steps, compute.step_time_s)
+    checkpoint = job_checkpoint(
+        job.checkpoint, Basis(inp, p, rules), led, steps, compute.step_time_s
+    )
     saving_s = (checkpoint.saves or 0) * (checkpoint.save_s or 0.0)
     run = job_run(inp, steps, compute.step_time_s, saving_s, led)
-    memory = without_recompute(inp, p, led, memory)
-    return Core(inp, memory, compute, steps, checkpoint, run)
+    return Core(inp, sized.memory, compute, steps, checkpoint, run)
+
+
+def evaluate(job: Job, p: EstimateParams, rules: RuleLimits, guess: Guess, led: Ledger) -> Core:
+    """Memory, step time, checkpoint cost and run cost of ``job`` with ``guess`` filling its
+    unknown inputs; sources and gaps go to ``led``."""
+    inp = resolve(job, p, guess)
+    record_inputs(inp, led)
+    return timed(job, (p, rules), size(job, p, inp, led), guess.mfu, led)
 
 
 def context_of(entry: ModelSpecEntry | None) -> int:
@@ -264,12 +300,27 @@ def spread(
 ) -> dict[str, list[float]]:
     """``{pointer: [low, high]}`` over the corners of ``inputs`` and the point, for each number
     known at the point whose ends differ. A number unknown at some corner keeps the point's
-    value there (the corner lies outside what the formulas cover)."""
-    p, rules = basis
+    value there (the corner lies outside what the formulas cover).
+
+    Corners are skipped where they cannot move a number: none when the point knows neither
+    memory nor step time, and no MFU ends without a step time."""
     seen = {key: [value, value] for key, value in point.values().items()}
-    for guess in inputs.corners():
-        for key, value in evaluate(job, p, rules, guess, Ledger()).values().items():
-            if key in seen and math.isfinite(value):
-                ends = seen[key]
-                ends[0], ends[1] = min(ends[0], value), max(ends[1], value)
+    if inputs.world is not None and "/gpus" in seen:
+        seen["/gpus"] = [inputs.world.low, inputs.world.high]
+    if point.memory.total_bytes is None and point.compute.step_time_s is None:
+        return _differing(seen)
+    for guess, mfus in inputs.corners():
+        if guess == Guess():  # only the MFU is uncertain: the point's inputs and memory hold
+            sized = Sized(point.inp, point.memory)
+        else:
+            sized = size(job, basis[0], with_guess(job, point.inp, guess), Ledger())
+        for mfu in mfus if point.compute.step_time_s is not None else [None]:
+            for key, value in timed(job, basis, sized, mfu, Ledger()).values().items():
+                if key in seen and math.isfinite(value):
+                    ends = seen[key]
+                    ends[0], ends[1] = min(ends[0], value), max(ends[1], value)
+    return _differing(seen)
+
+
+def _differing(seen: dict[str, list[float]]) -> dict[str, list[float]]:
     return {key: ends for key, ends in seen.items() if ends[0] != ends[1]}
