@@ -283,6 +283,12 @@ class Run(Model):
     usd: float | None = None
 
 
+class PerSteps(Model):
+    hours: float | None = None
+    gpu_hours: float | None = None
+    usd: float | None = None
+
+
 class CheckpointCost(Model):
     size_bytes: float | None = None
     save_s: float | None = None
@@ -328,6 +334,14 @@ class Estimates(Model):
     flops_per_token: float | None = None
     price_per_gpu_hour: float | None = None
     run: Run = Field(default_factory=Run)
+    per_1000_steps: PerSteps = Field(
+        default_factory=PerSteps,
+        description=(
+            "Hours, GPU-hours and USD of 1,000 optimizer steps, checkpoint saves included: "
+            "known from the step time alone, when the run's length (max_steps, or epochs and "
+            "the dataset's size) is not."
+        ),
+    )
     checkpoint: CheckpointCost = Field(default_factory=CheckpointCost)
     alternatives: list[Alternative] = Field(default_factory=list)
     memory_fixes: list[MemoryFix] = Field(default_factory=list)

@@ -8,6 +8,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from tests.estimate.jobs import llmc_gpt2, make_job
@@ -139,3 +140,22 @@ def test_a_corner_from_the_point_inputs_is_the_corner_resolved_afresh() -> None:
     for guess, _ in inputs.corners():
         fresh = dataclasses.replace(resolve(job, p, guess), assumed=point.assumed)
         assert with_guess(job, point, guess) == fresh, guess
+
+
+def test_unknown_run_length_still_prices_a_thousand_steps() -> None:
+    job = make_job(
+        model={"name": "gpt2"},
+        resources={"gpu": {"model": "A100-80GB"}, "world_size": 8},
+        training={"micro_batch_size": 12, "grad_accum_steps": 5},  # no max_steps, no dataset
+        checkpoint={"every_steps": 500},
+    )
+    est = estimate(job)
+    assert est.run.usd is None and "training.max_steps" in est.unknown
+    per = est.per_1000_steps
+    assert per.hours is not None and per.usd is not None
+    saves_s = 2 * (est.checkpoint.save_s or 0)  # steps 500 and 1,000
+    assert per.hours * 3600 == pytest.approx(1000 * est.step_time_s + saves_s)  # type: ignore[operator]
+    assert per.usd == pytest.approx(per.hours * 8 * (est.price_per_gpu_hour or 0))
+    low, high = est.ranges["/per_1000_steps/usd"]
+    assert low < per.usd < high
+    assert est.sources["per_1000_steps.usd"] == "default"

@@ -88,6 +88,7 @@ def estimate(
         flops_per_token=compute.flops_per_token,
         price_per_gpu_hour=inp.hw.price.value if inp.hw.price else None,
         run=core.run,
+        per_1000_steps=core.per_1000_steps,
         checkpoint=core.checkpoint,
         alternatives=options,
         memory_fixes=fixes,

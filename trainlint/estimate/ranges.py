@@ -39,7 +39,7 @@ from trainlint.estimate.memory import job_memory
 from trainlint.estimate.mfu import Band, mfu_band
 from trainlint.estimate.params import EstimateParams, RuleLimits
 from trainlint.estimate.whatif import without_recompute
-from trainlint.job import CheckpointCost, Job, Memory, Run
+from trainlint.job import CheckpointCost, Job, Memory, PerSteps, Run
 
 # Context lengths (config.json ``max_position_embeddings``/``n_positions``) by catalog name
 # prefix, longest prefix first: the longest sequence a job on the model plausibly trains on.
@@ -90,6 +90,9 @@ POINTERS = (
     "/run/hours",
     "/run/gpu_hours",
     "/run/usd",
+    "/per_1000_steps/hours",
+    "/per_1000_steps/gpu_hours",
+    "/per_1000_steps/usd",
 )
 
 
@@ -144,6 +147,7 @@ class Core:
     steps: Sourced[int] | None
     checkpoint: CheckpointCost
     run: Run
+    per_1000_steps: PerSteps
 
     def values(self) -> dict[str, float]:
         """The ranged numbers of this evaluation, by pointer; unknown ones left out."""
@@ -155,6 +159,7 @@ class Core:
             "comm": self.compute.comm,
             "checkpoint": self.checkpoint,
             "run": self.run,
+            "per_1000_steps": self.per_1000_steps,
         }
         found: dict[str, float] = {}
         for pointer, (root, *fields) in _PATHS:
@@ -238,7 +243,27 @@ def timed(
     )
     saving_s = (checkpoint.saves or 0) * (checkpoint.save_s or 0.0)
     run = job_run(inp, steps, compute.step_time_s, saving_s, led)
-    return Core(inp, sized.memory, compute, steps, checkpoint, run)
+    thousand = per_thousand_steps(inp, compute.step_time_s, checkpoint, led)
+    return Core(inp, sized.memory, compute, steps, checkpoint, run, thousand)
+
+
+THOUSAND = Sourced(1000, "declared")
+
+
+def per_thousand_steps(
+    inp: Inputs, step_s: float | None, checkpoint: CheckpointCost, led: Ledger
+) -> PerSteps:
+    """Hours, GPU-hours and USD of 1,000 steps with the saves they include: what a run of
+    unknown length costs per unit of progress."""
+    every, save_s = checkpoint.every_steps, checkpoint.save_s or 0.0
+    saving_s = (THOUSAND.value // every) * save_s if every else 0.0
+    scratch = Ledger()  # job_run writes run.*; these are per_1000_steps.*
+    thousand = job_run(inp, THOUSAND, step_s, saving_s, scratch)
+    for key in ("hours", "gpu_hours", "usd"):
+        source = scratch.sources.get(f"run.{key}")
+        if source is not None:
+            led.put(f"per_1000_steps.{key}", getattr(thousand, key), source)
+    return PerSteps(hours=thousand.hours, gpu_hours=thousand.gpu_hours, usd=thousand.usd)
 
 
 def evaluate(job: Job, p: EstimateParams, rules: RuleLimits, guess: Guess, led: Ledger) -> Core:
