@@ -6,6 +6,9 @@
 #   time + save time). The message gives the interval, the save time and checkpoint size, the
 #   step time, the share of the run spent saving and an interval that meets the threshold;
 #   waste is the GPU time spent saving.
+#   With an uncertain input (an unstated sequence length or GPU count, the MFU band) it fires
+#   only when even the lowest plausible overhead (estimates.ranges) is above the threshold; the
+#   message gives the range when it is wide.
 # related_resources:
 #   - ref: https://doi.org/10.1145/361147.361115
 #     description: Young (1974), a first order approximation to the optimum checkpoint interval, sqrt(2 x save time x MTBF)

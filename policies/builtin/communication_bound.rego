@@ -6,6 +6,8 @@
 #   all-reduce time the backward pass does not hide, over the step time. The message gives the
 #   exposed and total step time, the share of the run's GPU-hours and dollars it costs, and a
 #   cheaper configuration with fewer GPUs when the estimates know one.
+#   With an uncertain input it fires only when even the lowest plausible share
+#   (estimates.ranges) is above max_comm_fraction.
 # related_resources:
 #   - ref: https://arxiv.org/abs/2006.15704
 #     description: Li et al. 2020, PyTorch Distributed, bucketed all-reduce overlapped with backward

@@ -7,6 +7,8 @@
 #   activations and overhead. The message gives that breakdown, the GPU and the cheapest fixes
 #   the estimates know: a configuration change that fits (estimates.memory_fixes: ZeRO-3/FSDP,
 #   activation checkpointing, a smaller micro-batch) and a catalog GPU that fits.
+#   With an uncertain input it fires only when even the lowest plausible utilization
+#   (estimates.ranges) is above max_utilization; the message gives the range when it is wide.
 # related_resources:
 #   - ref: https://arxiv.org/abs/1910.02054
 #     description: ZeRO (Rajbhandari et al. 2020), memory of model states per GPU by stage

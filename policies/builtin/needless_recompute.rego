@@ -7,6 +7,8 @@
 #   headroom without recomputing. The message gives both memory figures, the share of the step
 #   the second forward pass costs and, as waste, that share of the run's GPU-hours and
 #   dollars.
+#   With an uncertain input it fires only when even the highest plausible memory without
+#   recompute (estimates.ranges) is within max_utilization_without_recompute.
 # related_resources:
 #   - ref: https://arxiv.org/abs/1604.06174
 #     description: Chen et al. 2016, Training Deep Nets with Sublinear Memory Cost (gradient checkpointing)

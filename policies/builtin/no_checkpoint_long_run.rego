@@ -8,6 +8,9 @@
 #   kept simple: the run's GPU-hours x the chance of an interruption during the run (run hours
 #   x GPUs / gpu_mtbf_hours, the per-GPU MTBF of the estimate parameters, capped at 1) x one
 #   half, since on average a failure comes half-way through.
+#   With an uncertain input it fires only when even the shortest plausible run
+#   (estimates.ranges) is longer than max_hours_without_checkpoint; the suggested interval uses
+#   the slowest plausible step.
 # related_resources:
 #   - ref: https://doi.org/10.1016/j.future.2004.11.016
 #     description: Daly (2006), a higher order estimate of the optimum checkpoint interval for restart dumps

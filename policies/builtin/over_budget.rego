@@ -7,6 +7,8 @@
 #   max_usd_per_job and max_gpu_hours_per_job (null by default: no budget). The message gives
 #   the estimate, the budget, where the budget comes from and the excess, which is also the
 #   finding's waste.
+#   With an uncertain input it fires only when even the cheapest plausible run
+#   (estimates.ranges) is over the budget; the message gives the range when it is wide.
 # related_resources:
 #   - ref: https://docs.aws.amazon.com/cost-management/latest/userguide/budgets-managing-costs.html
 #     description: Cloud budgets alert after the money is spent; a pre-launch check stops the run before.

@@ -6,6 +6,8 @@
 #   estimates.memory.utilization, estimated or measured; the savings floor keeps tiny runs
 #   from being told to move for cents. The message names the cheapest such GPU type and count,
 #   its memory use and both run prices; the waste is the saving.
+#   With an uncertain input (an unstated sequence length or GPU count) it fires only when even
+#   the highest plausible utilization (estimates.ranges) is under min_utilization.
 # related_resources:
 #   - ref: https://huggingface.co/docs/transformers/model_memory_anatomy
 #     description: Hugging Face, model training anatomy - what occupies GPU memory during training

@@ -13,6 +13,7 @@ from trainlint.catalog import GpuSpec
 from trainlint.estimate.params import EstimateParams
 
 _SPREAD = 0.25  # ±25% of the point: 0.3-0.5 around 0.4
+_DEFAULT_MFU: float = EstimateParams.model_fields["mfu"].default
 
 
 class Band(NamedTuple):
@@ -30,5 +31,5 @@ def mfu_band(
 ) -> Band:
     """The MFU band for a job of ``params`` parameters on ``world`` ``gpu``s; this stand-in
     ignores them and spreads the default MFU."""
-    point = EstimateParams().mfu
+    point = _DEFAULT_MFU
     return Band(point * (1 - _SPREAD), point, min(1.0, point * (1 + _SPREAD)))
