@@ -95,7 +95,7 @@ _what := concat("", [
 ]) if {
 	_measured
 } else := concat("", [
-	"~", fmt.bytes(_mem.total_bytes), " per GPU (", fmt.basis(["memory.total_bytes"]), _breakdown,
+	"~", ranges.bytes_text("/memory/total_bytes", _mem.total_bytes), " per GPU (", fmt.basis(["memory.total_bytes"]), _breakdown,
 	") is ~", ranges.pct_text("/memory/utilization", _mem.utilization), " of the ", fmt.bytes(_mem.gpu_bytes), " of each ", _gpu,
 	": out of memory before the first step",
 ]) if {

@@ -51,6 +51,11 @@ gpu_hours_text(pointer, point) := concat("", [fmt.num(lowest(pointer, point)), "
 
 _bare_usd(x) := trim_prefix(fmt.usd(x), "$")
 
+# "140–783 GB" when wide, else "140 GB".
+bytes_text(pointer, point) := _span(fmt.bytes(lowest(pointer, point)), fmt.bytes(highest(pointer, point))) if {
+	is_wide(pointer)
+} else := fmt.bytes(point)
+
 # "26–94 h" when wide, else "71 h"; for an estimate in hours.
 hours_text(pointer, point) := _span(fmt.duration(lowest(pointer, point) * 3600), fmt.duration(highest(pointer, point) * 3600)) if {
 	is_wide(pointer)

@@ -28,3 +28,7 @@ test_narrow_range_prints_the_point if {
 test_hours_range if {
 	hours_text("/run/hours", 70) == "26–94 h" with input as {"estimates": {"ranges": {"/run/hours": [26.4, 94.1]}}}
 }
+
+test_bytes_range_shares_its_unit if {
+	bytes_text("/memory/total_bytes", 188e9) == "132–783 GB" with input as {"estimates": {"ranges": {"/memory/total_bytes": [132e9, 783e9]}}}
+}
