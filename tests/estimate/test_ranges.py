@@ -10,13 +10,24 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from tests.conftest import REPO
 from tests.estimate.jobs import llmc_gpt2, make_job
 from trainlint import cli
 from trainlint.estimate import estimate
-from trainlint.estimate.inputs import resolve, with_guess
-from trainlint.estimate.params import EstimateParams
-from trainlint.estimate.ranges import LIKELY_SEQ, MAX_PER_NODE, SHORT_SEQ, box
+from trainlint.estimate.inputs import Guess, resolve, with_guess
+from trainlint.estimate.ledger import Ledger
+from trainlint.estimate.params import EstimateParams, RuleLimits
+from trainlint.estimate.ranges import (
+    LIKELY_SEQ,
+    MAX_PER_NODE,
+    POINTERS,
+    SHORT_SEQ,
+    box,
+    evaluate,
+)
 
 # The issue's example: GPT-2 124M saving a 1.7 GB checkpoint every 10 steps on 8xA100, no
 # sequence length stated anywhere (nanoGPT's config: micro-batch 12, 5 accumulation steps).
@@ -159,3 +170,58 @@ def test_unknown_run_length_still_prices_a_thousand_steps() -> None:
     low, high = est.ranges["/per_1000_steps/usd"]
     assert low < per.usd < high
     assert est.sources["per_1000_steps.usd"] == "default"
+
+
+RANGES_DOC = (REPO / "docs" / "estimates.md").read_text(encoding="utf-8").split("## Ranges", 1)[1]
+
+
+@pytest.mark.parametrize("pointer", POINTERS)
+def test_every_ranged_pointer_is_documented(pointer: str) -> None:
+    section = RANGES_DOC.split("\n## ", 1)[0]
+    name = pointer.rsplit("/", 1)[0] + "/{" if pointer.startswith("/per_1000_steps") else pointer
+    assert f"`{pointer}`" in section or f"`{name}" in section, pointer
+
+
+MODELS = ["gpt2", "Llama-3.1-8B", "Qwen2.5-0.5B", "Pythia-1B", "Mixtral-8x7B-v0.1"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    model=st.sampled_from(MODELS),
+    nodes=st.none() | st.integers(1, 4),
+    micro=st.integers(1, 16),
+    zero=st.sampled_from([0, 3]),
+    every=st.none() | st.integers(1, 2000),
+    where=st.tuples(*[st.floats(0, 1)] * 3),
+)
+def test_the_corners_bound_every_point_inside_the_box(  # noqa: PLR0913 - hypothesis strategies
+    model: str,
+    nodes: int | None,
+    micro: int,
+    zero: int,
+    every: int | None,
+    where: tuple[float, float, float],
+) -> None:
+    """The estimates are monotone in each uncertain input, so any sequence length, GPU count
+    and MFU inside the box gives numbers inside the ranges its corners span."""
+    job = make_job(
+        model={"name": model},
+        resources={"gpu": {"model": "H100"}, "nodes": nodes},
+        launcher={"kind": "torchrun"},
+        training={"micro_batch_size": micro, "max_steps": 5000},
+        checkpoint={"every_steps": every},
+    )
+    job.training.parallelism.zero_stage = zero
+    p = EstimateParams()
+    inputs = box(job, p)
+    assert inputs.seq_len and inputs.world and inputs.mfu
+    seq, world, mfu = (
+        axis.low + w * (axis.high - axis.low)
+        for axis, w in zip((inputs.seq_len, inputs.world, inputs.mfu), where, strict=True)
+    )
+    inside = Guess(seq_len=round(seq), world=round(world), mfu=mfu)
+    values = evaluate(job, p, RuleLimits(), inside, Ledger()).values()
+    est = estimate(job)
+    for pointer, (low, high) in est.ranges.items():
+        if pointer in values:
+            assert low * (1 - 1e-9) <= values[pointer] <= high * (1 + 1e-9), pointer
