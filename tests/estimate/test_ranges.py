@@ -225,3 +225,14 @@ def test_the_corners_bound_every_point_inside_the_box(  # noqa: PLR0913 - hypoth
     for pointer, (low, high) in est.ranges.items():
         if pointer in values:
             assert low * (1 - 1e-9) <= values[pointer] <= high * (1 + 1e-9), pointer
+
+
+def test_a_guessed_world_spans_at_least_one_model_replica() -> None:
+    job = make_job(
+        model={"name": "Llama-3.1-70B", "seq_len": 4096},
+        launcher={"kind": "torchrun"},
+        training={"parallelism": {"tensor": 4, "pipeline": 4}},
+    )
+    inputs = box(job, EstimateParams())
+    assert inputs.world is not None
+    assert (inputs.world.low, inputs.world.point, inputs.world.high) == (16, 16, 16)

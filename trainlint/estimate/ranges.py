@@ -21,6 +21,7 @@ from typing import Any
 
 from trainlint.catalog import ModelSpecEntry
 from trainlint.catalog import resolve_model as _resolve_model
+from trainlint.derive import model_parallel
 from trainlint.estimate.checkpoint import job_checkpoint
 from trainlint.estimate.compute import Compute, job_compute
 from trainlint.estimate.cost import job_run, run_steps
@@ -297,14 +298,16 @@ def _seq_len(job: Job) -> Interval | None:
 def _world(job: Job) -> Interval | None:
     """Unstated world size and GPUs per node: 1 to ``MAX_PER_NODE`` GPUs on each stated node
     (one node when unstated); most likely full nodes when the job is launched for several
-    processes or nodes, else one GPU (``python train.py``)."""
+    processes or nodes, else one GPU (``python train.py``). Never fewer GPUs than one model
+    replica spans (tensor x pipeline x context parallel)."""
     res = job.resources
     if positive(res.world_size) is not None or positive(res.gpus_per_node) is not None:
         return None
     nodes = positive(res.nodes) or 1
     kind = (job.launcher.kind or "").lower()
     single = kind in ("", "python") and positive(res.nodes) is None
-    low, high = nodes, nodes * MAX_PER_NODE
+    replica = model_parallel(job)
+    low, high = max(nodes, replica), max(nodes * MAX_PER_NODE, replica)
     return Interval(low, low if single else high, high)
 
 
