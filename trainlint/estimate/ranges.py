@@ -43,7 +43,8 @@ from trainlint.estimate.whatif import without_recompute
 from trainlint.job import CheckpointCost, Job, Memory, PerSteps, Run
 
 # Context lengths (config.json ``max_position_embeddings``/``n_positions``) by catalog name
-# prefix, longest prefix first: the longest sequence a job on the model plausibly trains on.
+# prefix, the more specific first (Llama-3.1 before Llama-3): the longest sequence a job on the
+# model plausibly trains on (Qwen2/2.5: the native context of the model cards, without YaRN).
 _CONTEXT: tuple[tuple[str, int], ...] = (
     ("GPT-2", 1024),
     ("Pythia", 2048),
