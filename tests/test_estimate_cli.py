@@ -18,7 +18,7 @@ from trainlint import cli
 from trainlint.estimate_view import fmt
 
 Golden = Callable[[str, str], None]
-NOT_ESTIMATES = {"sources", "unknown", "assumed"}
+NOT_ESTIMATES = {"sources", "unknown", "assumed", "ranges"}
 
 
 def run(*args: str) -> Result:
@@ -56,6 +56,16 @@ def numbers(value: Any, path: str = "") -> Iterator[str]:
         yield path
 
 
+def ranged(estimates: dict[str, Any]) -> Iterator[str]:
+    """Dotted paths of the numbers ``ranges`` bounds: each end carries its point's source."""
+    for pointer, (low, high) in estimates["ranges"].items():
+        point = estimates
+        for part in pointer.strip("/").split("/"):
+            point = point[part]
+        assert low <= point <= high, pointer
+        yield pointer.strip("/").replace("/", ".")
+
+
 def has_source(path: str, sources: dict[str, str]) -> bool:
     """The path or one of its prefixes (``alternatives`` covers ``alternatives.0.usd``)."""
     parts = path.split(".")
@@ -90,7 +100,8 @@ def test_json_validates_and_every_number_has_a_source(examples: Path) -> None:
     for job in document["jobs"]:
         estimates = job["estimates"]
         assert estimates["memory"]["total_bytes"] and estimates["run"]["usd"]
-        lacking = [p for p in numbers(estimates) if not has_source(p, estimates["sources"])]
+        found = [*numbers(estimates), *ranged(estimates)]
+        lacking = [p for p in found if not has_source(p, estimates["sources"])]
         assert lacking == [], f"{job['id']}: numbers without a source: {lacking}"
 
 
@@ -205,7 +216,10 @@ def test_computed_numbers_are_marked_estimated(examples: Path) -> None:
     ``estimated``; only a number that is itself a default reads ``default``."""
     output = run("estimate", "examples/llama3-sft/train.slurm").output
     assert _rows(output, "total 24 GB") == ["total 24 GB estimated"]
-    assert [row.split()[-1] for row in _rows(output, "cost ")] == ["estimated"]
+    assert [row.split()[-1] for row in _rows(output, "cost ")] == [
+        "estimated",
+        "estimated",
+    ]  # run, per 1,000 steps
     assert _rows(output, "overhead 1.0 GB") == ["overhead 1.0 GB default"]
 
 

@@ -68,3 +68,15 @@ def test_fail_on_threshold() -> None:
     assert at_or_above([info], "info")
     assert not at_or_above([info], "warning")
     assert not at_or_above([], "info")
+
+
+def test_a_range_and_a_point_of_one_estimate_are_the_same_finding() -> None:
+    """An estimate reads as a range at one revision and as a point at another: same identity."""
+    from trainlint.findings import fingerprint
+
+    ranged = fingerprint(
+        "TL201", "/checkpoint/every_steps", "is ~22\u201337% of the run; ~$40\u2013160"
+    )
+    point = fingerprint("TL201", "/checkpoint/every_steps", "is ~70% of the run; ~$96")
+    assert ranged == point
+    assert ranged != fingerprint("TL201", "/checkpoint/every_steps", "is ~70% of the step")

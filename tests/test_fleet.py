@@ -275,14 +275,16 @@ def test_the_fleets_gpus_per_node_counts_only_with_stated_nodes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Two nodes of a pool of 8-GPU nodes are 16 GPUs (``fleet``); without a node count the
-    job may run on one GPU, so its world size stays unknown."""
+    job may run on one to eight GPUs of a node, so its world size is a guess (``default``)."""
     folder = repository(tmp_path)
     head = "#!/bin/bash\n#SBATCH --partition=gpu-h100\n"
     (folder / "two.slurm").write_text(f"{head}#SBATCH --nodes=2\nsrun python train.py\n")
     (folder / "any.slurm").write_text(f"{head}srun python train.py\n")
     jobs = {j["id"]: j["estimates"] for j in check_json(folder, monkeypatch, ".")["jobs"]}
     assert (jobs["two.slurm"]["gpus"], jobs["two.slurm"]["sources"]["gpus"]) == (16, "fleet")
-    assert jobs["any.slurm"]["gpus"] is None
+    # Without a node count the GPUs are a guess over one node's plausible counts (ranges).
+    assert jobs["any.slurm"]["sources"]["gpus"] == "default"
+    assert jobs["any.slurm"]["ranges"]["/gpus"] == [1, 8]
 
 
 def test_a_locked_fleet_key_stays_and_the_attempt_is_reported(

@@ -78,6 +78,7 @@ def document(jobs: Iterable[Job]) -> dict[str, Any]:
 SECTIONS = {
     "memory": "Memory per GPU",
     "run": "Run",
+    "per_1000_steps": "Per 1,000 steps",
     "checkpoint": "Checkpoint",
     "comm": "Communication",
     "alternatives": "Cheaper alternatives",
@@ -98,6 +99,9 @@ LABELS = {
     "run.hours": "time",
     "run.usd": "cost",
     "run.gpu_hours": "GPU-hours",
+    "per_1000_steps.hours": "time",
+    "per_1000_steps.gpu_hours": "GPU-hours",
+    "per_1000_steps.usd": "cost",
     "checkpoint.size_bytes": "size",
     "checkpoint.save_s": "save time",
     "checkpoint.every_steps": "every (steps)",

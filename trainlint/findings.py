@@ -109,7 +109,9 @@ def make_finding(
     )  # fmt: skip
 
 
-_NUMBER = re.compile(r"[-+]?[$~]?\d[\d,.]*")
+# A number, or a range of two joined by an en dash ("~22-37%" as messages print it): an
+# estimate that is a range at one revision and a point at another is the same finding.
+_NUMBER = re.compile(r"[-+]?[$~]?\d[\d,.]*(?:\u2013[$~]?\d[\d,.]*)?")
 
 
 def fingerprint(rule: str, pointer: str, message: str) -> str:

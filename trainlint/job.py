@@ -7,7 +7,7 @@ is optional: unknown stays ``None`` so a rule that needs it stays silent instead
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -306,6 +306,12 @@ class Run(Model):
     usd: float | None = None
 
 
+class PerSteps(Model):
+    hours: float | None = None
+    gpu_hours: float | None = None
+    usd: float | None = None
+
+
 class CheckpointCost(Model):
     size_bytes: float | None = None
     save_s: float | None = None
@@ -351,6 +357,14 @@ class Estimates(Model):
     flops_per_token: float | None = None
     price_per_gpu_hour: float | None = None
     run: Run = Field(default_factory=Run)
+    per_1000_steps: PerSteps = Field(
+        default_factory=PerSteps,
+        description=(
+            "Hours, GPU-hours and USD of 1,000 optimizer steps, checkpoint saves included: "
+            "known from the step time alone, when the run's length (max_steps, or epochs and "
+            "the dataset's size) is not."
+        ),
+    )
     checkpoint: CheckpointCost = Field(default_factory=CheckpointCost)
     alternatives: list[Alternative] = Field(default_factory=list)
     memory_fixes: list[MemoryFix] = Field(default_factory=list)
@@ -360,6 +374,18 @@ class Estimates(Model):
     unknown: list[str] = Field(default_factory=list)
     # Inputs the job does not state that were guessed, with the value used (e.g. precision).
     assumed: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    ranges: dict[str, Annotated[list[float], Field(min_length=2, max_length=2)]] = Field(
+        default_factory=dict,
+        description=(
+            "Plausible [low, high] of each number that rests on an uncertain input (an unstated "
+            "sequence length or GPUs per node, the MFU band), keyed by JSON pointer into these "
+            'estimates ("/run/usd", "/memory/utilization"). The point value beside it is the '
+            "most likely one and lies between the ends. A number with no uncertainty, or whose "
+            "ends are equal, has no entry: its low and high are its point. Rules fire only when "
+            "their conclusion holds over the whole range (docs/estimates.md, Ranges)."
+        ),
+        json_schema_extra={"propertyNames": {"pattern": "^(/[^/]+)+$"}},
+    )
 
 
 class Job(Model):

@@ -6,6 +6,9 @@
 #   time + save time). The message gives the interval, the save time and checkpoint size, the
 #   step time, the share of the run spent saving and an interval that meets the threshold;
 #   waste is the GPU time spent saving.
+#   With an uncertain input (an unstated sequence length or GPU count, the MFU band) it fires
+#   only when even the lowest plausible overhead (estimates.ranges) is above the threshold; the
+#   message gives the range when it is wide.
 # related_resources:
 #   - ref: https://doi.org/10.1145/361147.361115
 #     description: Young (1974), a first order approximation to the optimum checkpoint interval, sqrt(2 x save time x MTBF)
@@ -57,6 +60,7 @@ package trainlint.rules.checkpoint_too_frequent
 import rego.v1
 
 import data.trainlint.lib.fmt
+import data.trainlint.lib.ranges
 
 # max_overhead_fraction also caps the overhead the suggested interval aims for (the
 # estimator's params.estimate.target_checkpoint_overhead, 0.02; estimate.RuleLimits reads this
@@ -73,15 +77,16 @@ findings contains finding if {
 	finding := object.union({"message": _message, "pointer": "/checkpoint/every_steps"}, _waste)
 }
 
+# Even the lowest plausible overhead (the longest steps: longest sequences, lowest MFU) is over.
 _applies if {
 	is_number(_ckpt.overhead_fraction)
-	_ckpt.overhead_fraction > params.max_overhead_fraction
+	ranges.lowest("/checkpoint/overhead_fraction", _ckpt.overhead_fraction) > params.max_overhead_fraction
 }
 
 _ckpt := input.estimates.checkpoint
 
 _message := concat("", [
-	_interval, ": ", _saving, " is ~", fmt.pct(_ckpt.overhead_fraction), " of the run (",
+	_interval, ": ", _saving, " is ~", ranges.pct_text("/checkpoint/overhead_fraction", _ckpt.overhead_fraction), " of the run (",
 	fmt.basis(["checkpoint.save_s", "step_time_s"]), ")", _cost, "; ", _fix,
 ]) if _applies
 
@@ -92,7 +97,7 @@ _interval := concat("", ["checkpoint every ", fmt.steps(_ckpt.every_steps)]) if 
 	input.checkpoint.every_steps >= 1
 } else := "checkpointing"
 
-_saving := concat("", [_save, " against ~", fmt.duration(input.estimates.step_time_s), " steps"]) if {
+_saving := concat("", [_save, " against ~", ranges.duration_text("/step_time_s", input.estimates.step_time_s), " steps"]) if {
 	is_number(_ckpt.save_s)
 	is_number(input.estimates.step_time_s)
 } else := _save

@@ -96,3 +96,16 @@ test_async_job_is_told_the_write_outlasts_the_interval if {
 	some f in findings with input as job
 	endswith(f.message, "the background write outlasts the interval: save every ≥ 160 steps")
 }
+
+# The sequence length is unstated: at the shortest plausible one the overhead is under 5%.
+test_quiet_when_the_lowest_plausible_overhead_is_under_the_threshold if {
+	job := object.union(_job, {"estimates": {"ranges": {"/checkpoint/overhead_fraction": [0.03, 0.7]}}})
+	count(findings) == 0 with input as job
+}
+
+test_fires_when_even_the_lowest_overhead_is_over_and_gives_the_range if {
+	ranges := {"/checkpoint/overhead_fraction": [0.236, 0.524], "/step_time_s": [0.8, 1.6]}
+	job := object.union(_job, {"estimates": {"ranges": ranges}})
+	some f in findings with input as job
+	contains(f.message, "against ~800 ms–1.6 s steps is ~24–52% of the run")
+}

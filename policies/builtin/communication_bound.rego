@@ -6,6 +6,8 @@
 #   all-reduce time the backward pass does not hide, over the step time. The message gives the
 #   exposed and total step time, the share of the run's GPU-hours and dollars it costs, and a
 #   cheaper configuration with fewer GPUs when the estimates know one.
+#   With an uncertain input it fires only when even the lowest plausible share
+#   (estimates.ranges) is above max_comm_fraction.
 # related_resources:
 #   - ref: https://arxiv.org/abs/2006.15704
 #     description: Li et al. 2020, PyTorch Distributed, bucketed all-reduce overlapped with backward
@@ -47,6 +49,7 @@ package trainlint.rules.communication_bound
 import rego.v1
 
 import data.trainlint.lib.fmt
+import data.trainlint.lib.ranges
 import data.trainlint.lib.job
 
 params := data.trainlint.params.communication_bound
@@ -67,7 +70,7 @@ _applies if {
 	is_number(job.world_size)
 	job.world_size > 1
 	is_number(_comm.fraction)
-	_comm.fraction > params.max_comm_fraction
+	ranges.lowest("/comm/fraction", _comm.fraction) > params.max_comm_fraction
 }
 
 _message := concat("", [

@@ -56,3 +56,14 @@ test_quiet_on_one_gpu_or_unknown if {
 test_threshold_comes_from_params if {
 	count(findings) == 0 with input as _t_job with data.trainlint.params.communication_bound.max_comm_fraction as 0.6
 }
+
+# At the longest plausible sequences the all-reduce hides behind compute.
+test_quiet_when_the_lowest_plausible_share_is_under_the_threshold if {
+	job := object.union(_t_job, {"estimates": {"ranges": {"/comm/fraction": [0.1, 0.6]}}})
+	count(findings) == 0 with input as job
+}
+
+test_fires_when_even_the_lowest_share_is_over if {
+	job := object.union(_t_job, {"estimates": {"ranges": {"/comm/fraction": [0.35, 0.6]}}})
+	count(findings) == 1 with input as job
+}

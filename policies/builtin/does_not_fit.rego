@@ -7,6 +7,8 @@
 #   activations and overhead. The message gives that breakdown, the GPU and the cheapest fixes
 #   the estimates know: a configuration change that fits (estimates.memory_fixes: ZeRO-3/FSDP,
 #   activation checkpointing, a smaller micro-batch) and a catalog GPU that fits.
+#   With an uncertain input it fires only when even the lowest plausible utilization
+#   (estimates.ranges) is above max_utilization; the message gives the range when it is wide.
 # related_resources:
 #   - ref: https://arxiv.org/abs/1910.02054
 #     description: ZeRO (Rajbhandari et al. 2020), memory of model states per GPU by stage
@@ -51,6 +53,7 @@ package trainlint.rules.does_not_fit
 import rego.v1
 
 import data.trainlint.lib.fmt
+import data.trainlint.lib.ranges
 import data.trainlint.lib.job
 
 # max_utilization also bounds what the estimator suggests (estimate.RuleLimits reads it): the
@@ -72,9 +75,10 @@ _applies if _measured
 
 _mem := input.estimates.memory
 
+# Even the lowest plausible memory (shortest sequences, most GPUs to shard over) does not fit.
 _estimated if {
 	is_number(_mem.utilization)
-	_mem.utilization > params.max_utilization
+	ranges.lowest("/memory/utilization", _mem.utilization) > params.max_utilization
 }
 
 # A fresh probe at the job's world size ran out of memory.
@@ -91,8 +95,8 @@ _what := concat("", [
 ]) if {
 	_measured
 } else := concat("", [
-	"~", fmt.gpu_memory(_mem.total_bytes), " per GPU (", fmt.basis(["memory.total_bytes"]), _breakdown,
-	") is ~", fmt.pct(_mem.utilization), " of the ", fmt.gpu_memory(_mem.gpu_bytes), " of each ", _gpu,
+	"~", ranges.gpu_memory_text("/memory/total_bytes", _mem.total_bytes), " per GPU (", fmt.basis(["memory.total_bytes"]), _breakdown,
+	") is ~", ranges.pct_text("/memory/utilization", _mem.utilization), " of the ", fmt.gpu_memory(_mem.gpu_bytes), " of each ", _gpu,
 	": out of memory before the first step",
 ]) if {
 	is_number(_mem.total_bytes)

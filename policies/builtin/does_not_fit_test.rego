@@ -76,3 +76,15 @@ test_stale_or_other_size_oom_is_quiet if {
 	other := object.union(fits, {"measurements": {"fresh": true, "world_sizes": {"1": {"oom": true}}}})
 	count(findings) == 0 with input as other
 }
+
+# Unstated GPUs per node: sharded over 8 GPUs the job would fit.
+test_quiet_when_the_lowest_plausible_utilization_fits if {
+	job := object.union(_job, {"estimates": {"ranges": {"/memory/utilization": [0.4, 1.374]}}})
+	count(findings) == 0 with input as job
+}
+
+test_fires_when_even_the_lowest_utilization_does_not_fit_and_gives_the_range if {
+	job := object.union(_job, {"estimates": {"ranges": {"/memory/utilization": [1.1, 2.2]}}})
+	some f in findings with input as job
+	contains(f.message, "is ~110–220% of the 80 GB")
+}

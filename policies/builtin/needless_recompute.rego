@@ -7,6 +7,8 @@
 #   headroom without recomputing. The message gives both memory figures, the share of the step
 #   the second forward pass costs and, as waste, that share of the run's GPU-hours and
 #   dollars.
+#   With an uncertain input it fires only when even the highest plausible memory without
+#   recompute (estimates.ranges) is within max_utilization_without_recompute.
 # related_resources:
 #   - ref: https://arxiv.org/abs/1604.06174
 #     description: Chen et al. 2016, Training Deep Nets with Sublinear Memory Cost (gradient checkpointing)
@@ -49,6 +51,7 @@ package trainlint.rules.needless_recompute
 import rego.v1
 
 import data.trainlint.lib.fmt
+import data.trainlint.lib.ranges
 import data.trainlint.lib.job
 
 # max_utilization_without_recompute is this rule's own margin, not the estimator's headroom
@@ -73,7 +76,7 @@ _rc := input.estimates.recompute
 _applies if {
 	_rc.mode == "full"
 	is_number(_mem.utilization_without_recompute)
-	_mem.utilization_without_recompute <= params.max_utilization_without_recompute
+	ranges.highest("/memory/utilization_without_recompute", _mem.utilization_without_recompute) <= params.max_utilization_without_recompute
 }
 
 _message := concat("", [

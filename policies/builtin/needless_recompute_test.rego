@@ -56,3 +56,16 @@ test_quiet_without_full_recompute_or_estimate if {
 test_threshold_comes_from_params if {
 	count(findings) == 0 with input as _t_job with data.trainlint.params.needless_recompute.max_utilization_without_recompute as 0.4
 }
+
+# At the longest plausible sequences the job needs the memory recompute saves.
+test_quiet_when_the_highest_plausible_memory_without_recompute_is_high if {
+	ranges := {"/memory/utilization_without_recompute": [0.3, 0.95]}
+	job := object.union(_t_job, {"estimates": {"ranges": ranges}})
+	count(findings) == 0 with input as job
+}
+
+test_fires_when_even_the_highest_memory_without_recompute_fits if {
+	ranges := {"/memory/utilization_without_recompute": [0.3, 0.7]}
+	job := object.union(_t_job, {"estimates": {"ranges": ranges}})
+	count(findings) == 1 with input as job
+}

@@ -8,6 +8,9 @@
 #   kept simple: the run's GPU-hours x the chance of an interruption during the run (run hours
 #   x GPUs / gpu_mtbf_hours, the per-GPU MTBF of the estimate parameters, capped at 1) x one
 #   half, since on average a failure comes half-way through.
+#   With an uncertain input it fires only when even the shortest plausible run
+#   (estimates.ranges) is longer than max_hours_without_checkpoint; the suggested interval uses
+#   the slowest plausible step.
 # related_resources:
 #   - ref: https://doi.org/10.1016/j.future.2004.11.016
 #     description: Daly (2006), a higher order estimate of the optimum checkpoint interval for restart dumps
@@ -51,6 +54,7 @@ package trainlint.rules.no_checkpoint_long_run
 import rego.v1
 
 import data.trainlint.lib.fmt
+import data.trainlint.lib.ranges
 import data.trainlint.lib.job
 
 params := data.trainlint.params.no_checkpoint_long_run
@@ -67,7 +71,7 @@ findings contains finding if {
 
 _applies if {
 	is_number(_run.hours)
-	_run.hours > params.max_hours_without_checkpoint
+	ranges.lowest("/run/hours", _run.hours) > params.max_hours_without_checkpoint
 	_no_periodic
 }
 
@@ -107,7 +111,7 @@ _pointer := "/checkpoint/strategy" if {
 } else := "/checkpoint"
 
 _message := concat("", [
-	_why, ": nothing is saved before the end of a ~", fmt.duration(_run.hours * 3600),
+	_why, ": nothing is saved before the end of a ~", ranges.hours_text("/run/hours", _run.hours),
 	" run (", fmt.basis(["run.hours"]), ")", _gpus, ", so a failure restarts it from step 0",
 	_risk, "; ", _fix,
 ]) if _applies
@@ -135,10 +139,13 @@ _fix := concat("", ["save at least every ", fmt.steps(_window_steps), " (~", fmt
 	is_number(_window_steps)
 } else := concat("", ["save at least every ", fmt.duration(params.max_hours_without_checkpoint * 3600)])
 
-_window_steps := max([1, floor((params.max_hours_without_checkpoint * 3600) / input.estimates.step_time_s)]) if {
+# Steps in the window at the slowest plausible step time, so the interval keeps within it.
+_window_steps := max([1, floor((params.max_hours_without_checkpoint * 3600) / _slowest_step_s)]) if {
 	is_number(input.estimates.step_time_s)
 	input.estimates.step_time_s > 0
 }
+
+_slowest_step_s := ranges.highest("/step_time_s", input.estimates.step_time_s)
 
 _gpu_hours := (_run.gpu_hours * _p_fail) / 2 if {
 	is_number(_p_fail)

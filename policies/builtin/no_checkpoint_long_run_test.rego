@@ -77,3 +77,14 @@ test_no_waste_without_gpu_count if {
 test_threshold_comes_from_params if {
 	count(findings) == 0 with input as _job with data.trainlint.params.no_checkpoint_long_run.max_hours_without_checkpoint as 48
 }
+
+# At the highest plausible MFU and shortest sequences the run ends within the window.
+test_quiet_when_the_shortest_plausible_run_is_short if {
+	job := object.union(_job, {"estimates": {"ranges": {"/run/hours": [3, 60]}}})
+	count(findings) == 0 with input as job
+}
+
+test_fires_when_even_the_shortest_run_is_long if {
+	job := object.union(_job, {"estimates": {"ranges": {"/run/hours": [18, 45]}}})
+	count(findings) == 1 with input as job
+}

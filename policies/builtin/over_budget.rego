@@ -7,6 +7,8 @@
 #   max_usd_per_job and max_gpu_hours_per_job (null by default: no budget). The message gives
 #   the estimate, the budget, where the budget comes from and the excess, which is also the
 #   finding's waste.
+#   With an uncertain input it fires only when even the cheapest plausible run
+#   (estimates.ranges) is over the budget; the message gives the range when it is wide.
 # related_resources:
 #   - ref: https://docs.aws.amazon.com/cost-management/latest/userguide/budgets-managing-costs.html
 #     description: Cloud budgets alert after the money is spent; a pre-launch check stops the run before.
@@ -48,6 +50,7 @@ package trainlint.rules.over_budget
 import rego.v1
 
 import data.trainlint.lib.fmt
+import data.trainlint.lib.ranges
 
 params := data.trainlint.params.over_budget
 
@@ -74,24 +77,24 @@ else := params.max_usd_per_job if is_number(params.max_usd_per_job)
 _usd_over if {
 	is_number(_run.usd)
 	is_number(_usd_budget)
-	_run.usd > _usd_budget
+	ranges.lowest("/run/usd", _run.usd) > _usd_budget
 }
 
 _usd_excess := _run.usd - _usd_budget if _usd_over
 
 _usd_message := concat("", [
-	"estimated ~", fmt.usd(_run.usd), " per run (", _usd_detail, fmt.basis(["run.usd"]),
+	"estimated ~", ranges.usd_text("/run/usd", _run.usd), " per run (", _usd_detail, fmt.basis(["run.usd"]),
 	") is over the ", fmt.usd(_usd_budget), " ", _usd_origin, " by ~", fmt.usd(_usd_excess),
 	" (+", fmt.pct(_usd_excess / _usd_budget), "); ", _advice,
 ]) if {
 	_usd_over
 	_usd_budget > 0
 } else := concat("", [
-	"estimated ~", fmt.usd(_run.usd), " per run (", _usd_detail, fmt.basis(["run.usd"]),
+	"estimated ~", ranges.usd_text("/run/usd", _run.usd), " per run (", _usd_detail, fmt.basis(["run.usd"]),
 	") is over the ", fmt.usd(_usd_budget), " ", _usd_origin, "; ", _advice,
 ]) if _usd_over
 
-_usd_detail := concat("", [fmt.gpu_hours(_run.gpu_hours), _on_gpus, ", "]) if {
+_usd_detail := concat("", [ranges.gpu_hours_text("/run/gpu_hours", _run.gpu_hours), _on_gpus, ", "]) if {
 	_usd_over
 	is_number(_run.gpu_hours)
 } else := ""
@@ -116,13 +119,13 @@ else := params.max_gpu_hours_per_job if is_number(params.max_gpu_hours_per_job)
 _hours_over if {
 	is_number(_run.gpu_hours)
 	is_number(_hours_budget)
-	_run.gpu_hours > _hours_budget
+	ranges.lowest("/run/gpu_hours", _run.gpu_hours) > _hours_budget
 }
 
 _hours_excess := _run.gpu_hours - _hours_budget if _hours_over
 
 _hours_message := concat("", [
-	"estimated ~", fmt.gpu_hours(_run.gpu_hours), " per run (", _gpus_comma,
+	"estimated ~", ranges.gpu_hours_text("/run/gpu_hours", _run.gpu_hours), " per run (", _gpus_comma,
 	fmt.basis(["run.gpu_hours"]), ") is over the ", fmt.gpu_hours(_hours_budget), " ",
 	_hours_origin, " by ~", fmt.gpu_hours(_hours_excess), " (+",
 	fmt.pct(_hours_excess / _hours_budget), "); ", _advice,
@@ -130,7 +133,7 @@ _hours_message := concat("", [
 	_hours_over
 	_hours_budget > 0
 } else := concat("", [
-	"estimated ~", fmt.gpu_hours(_run.gpu_hours), " per run (", _gpus_comma,
+	"estimated ~", ranges.gpu_hours_text("/run/gpu_hours", _run.gpu_hours), " per run (", _gpus_comma,
 	fmt.basis(["run.gpu_hours"]), ") is over the ", fmt.gpu_hours(_hours_budget), " ",
 	_hours_origin, "; ", _advice,
 ]) if _hours_over
@@ -154,7 +157,14 @@ _size_pointer := "/training/max_steps" if input.provenance["/training/max_steps"
 else := "/resources/world_size" if input.provenance["/resources/world_size"]
 else := "/resources/gpus_per_node"
 
-_gpus_text := concat("", [fmt.int(input.estimates.gpus), "× ", input.estimates.gpu]) if {
+# A guessed GPU count is shown as its range ("1–8× H100-SXM").
+_gpus_text := concat("", [
+	fmt.int(ranges.lowest("/gpus", input.estimates.gpus)), "–",
+	fmt.int(ranges.highest("/gpus", input.estimates.gpus)), "× ", input.estimates.gpu,
+]) if {
+	is_number(input.estimates.ranges["/gpus"][0])
+	is_string(input.estimates.gpu)
+} else := concat("", [fmt.int(input.estimates.gpus), "× ", input.estimates.gpu]) if {
 	is_number(input.estimates.gpus)
 	is_string(input.estimates.gpu)
 }

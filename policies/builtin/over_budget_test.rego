@@ -79,3 +79,20 @@ test_both_budgets_exceeded_fire_twice if {
 	job := object.union(_job, {"budget": {"gpu_hours": 100}})
 	count(findings) == 2 with input as job
 }
+
+# The cheapest plausible run is within the budget: not known to be over it.
+test_quiet_when_the_cheapest_plausible_run_is_within_budget if {
+	job := object.union(_job, {"estimates": {"ranges": {"/run/usd": [400, 1600]}}})
+	count(findings) == 0 with input as job
+}
+
+test_fires_when_even_the_cheapest_run_is_over_and_gives_the_range if {
+	job := object.union(_job, {"estimates": {"ranges": {"/run/usd": [800, 1600]}}})
+	some f in findings with input as job
+	startswith(f.message, "estimated ~$800–1,600 per run")
+}
+
+test_gpu_hours_budget_quiet_when_the_least_plausible_use_is_within_it if {
+	job := object.union(_job, {"budget": {"usd": null, "gpu_hours": 200}, "estimates": {"ranges": {"/run/gpu_hours": [150, 400]}}})
+	count(findings) == 0 with input as job
+}

@@ -6,6 +6,8 @@
 #   estimates.memory.utilization, estimated or measured; the savings floor keeps tiny runs
 #   from being told to move for cents. The message names the cheapest such GPU type and count,
 #   its memory use and both run prices; the waste is the saving.
+#   With an uncertain input (an unstated sequence length or GPU count) it fires only when even
+#   the highest plausible utilization (estimates.ranges) is under min_utilization.
 # related_resources:
 #   - ref: https://huggingface.co/docs/transformers/model_memory_anatomy
 #     description: Hugging Face, model training anatomy - what occupies GPU memory during training
@@ -46,6 +48,7 @@ package trainlint.rules.oversized_gpu
 import rego.v1
 
 import data.trainlint.lib.fmt
+import data.trainlint.lib.ranges
 import data.trainlint.lib.job
 
 params := data.trainlint.params.oversized_gpu
@@ -62,7 +65,7 @@ findings contains finding if {
 
 _applies if {
 	is_number(_utilization)
-	_utilization < params.min_utilization
+	ranges.highest("/memory/utilization", _utilization) < params.min_utilization
 	is_object(_alternative)
 }
 
@@ -93,7 +96,7 @@ _not_smaller contains a.gpu if {
 }
 
 _message := concat("", [
-	_current, " uses ~", fmt.pct(_utilization), " of GPU memory (",
+	_current, " uses ~", ranges.pct_text("/memory/utilization", _utilization), " of GPU memory (",
 	fmt.basis(["memory.utilization"]), "); ",
 	fmt.int(_alternative.gpus), "× ", _alternative.gpu, " fits (~",
 	fmt.pct(_alternative.memory_utilization), " used) for ~", fmt.usd(_alternative.usd),

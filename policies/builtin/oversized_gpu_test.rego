@@ -117,3 +117,15 @@ test_smaller_gpu_with_known_memory_fires if {
 	}})
 	count(findings) == 1 with input as job
 }
+
+# Unstated GPUs per node: on one GPU the job would use 80% of its memory.
+test_quiet_when_the_highest_plausible_utilization_is_not_low if {
+	job := object.union(_job, {"estimates": {"ranges": {"/memory/utilization": [0.1, 0.8]}}})
+	count(findings) == 0 with input as job
+}
+
+test_fires_when_even_the_highest_utilization_is_low_and_gives_the_range if {
+	job := object.union(_job, {"estimates": {"ranges": {"/memory/utilization": [0.15, 0.3]}}})
+	some f in findings with input as job
+	contains(f.message, "uses ~15–30% of GPU memory")
+}

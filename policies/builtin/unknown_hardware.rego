@@ -84,9 +84,26 @@ else := concat("", ["gpus=", format_int(params.example_gpus, 10)])
 _gres := concat("", ["#SBATCH --gres=gpu:", lower(params.example_gpu), ":", format_int(params.example_gpus, 10)])
 
 _message := concat("", [
-	_what, _known_part, ": memory, step-time, cost and budget checks stay silent on this job; ",
+	_what, _known_part, ": ", _effect, "; ",
 	"declare it with `# trainlint: ", _declare, "` (or ", _gres, ", a GPU node selector)",
 ]) if _applies
+
+# Only the count unknown: the estimates span every plausible count (estimates.ranges).
+_effect := concat("", [
+	"memory, step-time and cost are estimated over ", fmt.int(_range_low), "–",
+	fmt.int(_range_high), " GPUs and their checks fire only when all of them agree",
+]) if {
+	_type_known
+	input.estimates.sources.gpus == "default"
+} else := "memory, step-time, cost and budget checks stay silent on this job"
+
+_gpus_range := input.estimates.ranges["/gpus"]
+
+_range_low := _gpus_range[0] if is_number(_gpus_range[0])
+else := input.estimates.gpus
+
+_range_high := _gpus_range[1] if is_number(_gpus_range[1])
+else := input.estimates.gpus
 
 _known_part := concat("", [" (", job.gpu, ")"]) if _type_known
 else := concat("", [" (", fmt.int(job.world_size), " GPUs)"]) if _count_known

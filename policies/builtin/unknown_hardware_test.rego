@@ -58,3 +58,13 @@ test_quiet_for_a_lone_deepspeed_json if {
 	}
 	count(findings) == 0 with input as job
 }
+
+test_count_guessed_says_the_estimates_span_the_plausible_counts if {
+	job := {
+		"launcher": {"kind": "deepspeed"},
+		"resources": {"gpu": {"model": "A100-80GB"}},
+		"estimates": {"gpu": "A100-80GB", "gpus": 8, "sources": {"gpus": "default"}, "ranges": {"/gpus": [1, 8]}},
+	}
+	some f in findings with input as job
+	contains(f.message, "GPU count unknown (A100-80GB): memory, step-time and cost are estimated over 1–8 GPUs and their checks fire only when all of them agree; declare it")
+}

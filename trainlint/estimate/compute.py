@@ -302,7 +302,8 @@ def job_compute(
         led.missing("resources.world_size")
     if fpt is None or tokens is None or peak is None or world is None:
         return Compute(fpt, tokens)
-    compute_s = step_time_s(tokens, fpt, world.value, peak, utilization(inp, p), inp.recompute)
+    mfu = inp.mfu if inp.mfu is not None else utilization(inp, p)  # estimate.ranges varies it
+    compute_s = step_time_s(tokens, fpt, world.value, peak, mfu, inp.recompute)
     comm = _comm(inp, p, led, gpus_per_node, compute_s)
     step = compute_s + ((comm.exposed_s or 0.0) if comm else 0.0)
     if not math.isfinite(step):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from trainlint.catalog import (
     GpuSpec,
@@ -95,6 +95,7 @@ class Inputs:
     largest_layer: int | None = None  # params of the largest module: ZeRO-3 gathers 4 B each
     active_params: Sourced[int] | None = None  # MoE: parameters per token (FLOPs); dense: params
     padded_to_longest: bool = False  # no packing, batches padded to their longest sample
+    mfu: float | None = None  # the MFU this evaluation assumes (estimate.ranges varies it)
 
     def data_parallel(self, world: int) -> int:
         """Data-parallel degree: the world divided among tensor and pipeline ranks."""
@@ -106,6 +107,17 @@ class Inputs:
 # here, at the input, no product of the formulas can reach a float's range (``max_steps:
 # 1e308`` became an infinite cost, then JSON no policy engine reads).
 MAX_QUANTITY = 10**15
+
+
+@dataclass(frozen=True)
+class Guess:
+    """Values taken for inputs the job leaves unknown, one point of ``estimate.ranges``' box:
+    None keeps an input as the job states it (or unknown). Each guessed value is ``default``
+    and named in ``assumed``, so every number it drives says it rests on a guess."""
+
+    seq_len: int | None = None
+    world: int | None = None
+    mfu: float | None = None
 
 
 @dataclass(frozen=True)
@@ -136,7 +148,7 @@ def _sourced(value: int | None, source: Source) -> Sourced[int] | None:
     return None if value is None else Sourced(value, source)
 
 
-def _dims(job: Job, entry: ModelSpecEntry | None) -> Dims:
+def _dims(job: Job, entry: ModelSpecEntry | None, guess: Guess) -> Dims:
     model, declared = job.model, job.model.source or "declared"
 
     def pick(name: str) -> Sourced[int] | None:
@@ -147,7 +159,10 @@ def _dims(job: Job, entry: ModelSpecEntry | None) -> Dims:
 
     names = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab")
     picked = {name: pick(name) for name in names}
-    return Dims(**picked, seq_len=_sourced(positive(model.seq_len), declared))
+    seq_len = _sourced(positive(model.seq_len), declared)
+    if seq_len is None and guess.seq_len is not None:
+        seq_len = Sourced(guess.seq_len, "default")
+    return Dims(**picked, seq_len=seq_len)
 
 
 def _params(job: Job, entry: ModelSpecEntry | None, dims: Dims) -> Sourced[int] | None:
@@ -442,7 +457,7 @@ def _shard_group(job: Job, model_parallel: int) -> int | None:
     return max(1, per_node // model_parallel)
 
 
-def _world(job: Job, per_node: Sourced[int] | None) -> Sourced[int] | None:
+def _world(job: Job, per_node: Sourced[int] | None, guess: Guess) -> Sourced[int] | None:
     """The job's GPU count: its world size as stated or derived (``derive``: what the config
     fixes is ``declared``), else GPUs per node x nodes, one node when the count is unknown: a
     guess derivation refuses (``--nnodes $NNODES``), hence ``estimated``. GPUs per node from
@@ -455,7 +470,7 @@ def _world(job: Job, per_node: Sourced[int] | None) -> Sourced[int] | None:
     nodes = positive(res.nodes)
     from_fleet = per_node is not None and per_node.source == "fleet"
     if per_node is None or (from_fleet and nodes is None):
-        return None
+        return None if guess.world is None else Sourced(guess.world, "default")
     return Sourced(world_size(per_node.value, nodes), "fleet" if from_fleet else "estimated")
 
 
@@ -475,7 +490,7 @@ def _gpu_bytes(job: Job, gpu: GpuSpec | None, source: Source) -> Sourced[float] 
     return None if gpu is None else Sourced(float(gpu.memory_bytes), source)
 
 
-def _hardware(job: Job, p: EstimateParams) -> GpuSetup:
+def _hardware(job: Job, p: EstimateParams, guess: Guess) -> GpuSetup:
     """The job's GPUs as its files state them; what they leave out, from the org fleet. A
     GPU the files name but the catalog lacks stays unknown: the fleet's is not the job's."""
     gpu_field = job.resources.gpu
@@ -491,7 +506,7 @@ def _hardware(job: Job, p: EstimateParams) -> GpuSetup:
     return GpuSetup(
         gpu,
         _gpu_bytes(job, gpu, gpu_source),
-        _world(job, per_node),
+        _world(job, per_node, guess),
         price,
         per_node,
         gpu_source,
@@ -528,18 +543,49 @@ def _batches(job: Job, dp: int | None) -> tuple[Sourced[int] | None, Sourced[int
     return micro_sourced, Sourced(global_batch(micro, accum, dp), "estimated")
 
 
-def resolve(job: Job, p: EstimateParams) -> Inputs:
-    """Resolve a job's inputs against the catalogs and the parameters."""
+def _record_guess(job: Job, guess: Guess, hw: GpuSetup, assumed: Assumed) -> None:
+    """Name the guessed inputs the job does not state (nor its fleet) in ``assumed``."""
+    if guess.seq_len is not None and positive(job.model.seq_len) is None:
+        assumed["model.seq_len"] = guess.seq_len
+    if guess.world is not None and hw.world is not None and hw.world.source == "default":
+        assumed["resources.world_size"] = guess.world
+
+
+def with_guess(job: Job, inp: Inputs, guess: Guess) -> Inputs:
+    """``inp`` (resolved from ``job``) with ``guess`` in place of the inputs the job does not
+    state: what ``resolve(job, p, guess)`` gives, without resolving the model again (the
+    corners of ``estimate.ranges`` differ only in these)."""
+    dims = inp.dims
+    if guess.seq_len is not None and positive(job.model.seq_len) is None:
+        dims = replace(dims, seq_len=Sourced(guess.seq_len, "default"))
+    world = _world(job, inp.hw.per_node, guess)
+    dp = max(1, world.value // inp.model_parallel) if world else None
+    micro, glob = _batches(job, dp)
+    return replace(
+        inp,
+        dims=dims,
+        hw=replace(inp.hw, world=world),
+        micro_batch=micro,
+        global_batch=glob,
+        mfu=guess.mfu,
+    )
+
+
+def resolve(job: Job, p: EstimateParams, guess: Guess | None = None) -> Inputs:
+    """Resolve a job's inputs against the catalogs and the parameters; ``guess`` fills the
+    inputs the job leaves unknown (``estimate.ranges``)."""
     assumed: Assumed = {}
+    guess = guess or Guess()
     entry = _resolve_model(job.model.name) if job.model.name else None
-    dims = _dims(job, entry)
+    dims = _dims(job, entry, guess)
     params = _params(job, entry, dims)
     trainable, peft = _trainable(job, params, p, assumed, _lora(job, dims, entry))
     par = job.training.parallelism
     tensor, pipeline = positive(par.tensor) or 1, positive(par.pipeline) or 1
     model_parallel = tensor * pipeline
     recompute_mode = _recompute_mode(job)
-    hw = _hardware(job, p)
+    hw = _hardware(job, p, guess)
+    _record_guess(job, guess, hw, assumed)
     dp = max(1, hw.world.value // model_parallel) if hw.world else None
     micro, glob = _batches(job, dp)
     return Inputs(
@@ -567,6 +613,7 @@ def resolve(job: Job, p: EstimateParams) -> Inputs:
         largest_layer=largest_layer(dims, entry),
         active_params=_active(entry, params),
         padded_to_longest=_padded_to_longest(job, p, assumed),
+        mfu=guess.mfu,
     )
 
 

@@ -7,10 +7,16 @@ package trainlint.lib.job
 
 import rego.v1
 
-# GPUs the job runs on.
-world_size := input.estimates.gpus if is_number(input.estimates.gpus)
+# GPUs the job runs on; a world size the estimates guessed (source "default": the job does not
+# say how many GPUs each node runs) is not the job's, only the middle of a range.
+world_size := input.estimates.gpus if {
+	is_number(input.estimates.gpus)
+	not _guessed_world
+}
 else := input.resources.world_size if is_number(input.resources.world_size)
 
 # The GPU's catalog name, else its name as the job wrote it.
 gpu := input.estimates.gpu if is_string(input.estimates.gpu)
 else := input.resources.gpu.model if is_string(input.resources.gpu.model)
+
+_guessed_world if input.estimates.sources.gpus == "default"
