@@ -173,8 +173,7 @@ variables n_gpus device_train_grad_accum parallelism_config tp_config
 """
 )
 # Keys of llm-foundry's TrainConfig that no other tool writes at the top level.
-CLAIMS = frozenset({"train_loader", "fsdp_config", "eval_loader", "icl_tasks", "eval_gauntlet",
-                    "device_train_microbatch_size"})  # fmt: skip
+CLAIMS = frozenset({"train_loader", "fsdp_config", "eval_loader", "icl_tasks", "eval_gauntlet"})
 # The registry names of llm-foundry's model builders: a class, not a model.
 _BUILDERS = re.compile(r"(?:hf|mpt)_(?:causal_lm|t5|prefix_lm)\b|\w+_causal_lm")
 _DEFAULT_SAVE_INTERVAL = 1000  # TrainConfig.save_interval = '1000ba'
@@ -250,7 +249,16 @@ def derived(data: dict[str, Any], locate: Locate) -> list[Fact]:
         *_retention(data, locate),
         *_ffn_hidden(data, locate),
         *model_name(data, locate),
+        *_auto_microbatch(data, locate),
     ]
+
+
+def _auto_microbatch(data: dict[str, Any], locate: Locate) -> list[Fact]:
+    """``device_train_microbatch_size: auto``: Composer picks it at run time, so the
+    micro-batch is stated with its value unknown (never a guess)."""
+    if str(data.get("device_train_microbatch_size")).strip().lower() != "auto":
+        return []
+    return [Fact("/training/micro_batch_size", None, locate(("device_train_microbatch_size",)))]
 
 
 def _run_length(data: dict[str, Any], steps: _Steps, locate: Locate) -> list[Fact]:

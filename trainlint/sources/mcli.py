@@ -25,7 +25,16 @@ from typing import Any
 
 from trainlint.catalog import resolve_gpu
 from trainlint.sources import composer, launch_script, shell
-from trainlint.sources.base import Document, Fact, Input, Reference, Role, pointer, typos
+from trainlint.sources.base import (
+    Document,
+    Fact,
+    Input,
+    Override,
+    Reference,
+    Role,
+    pointer,
+    typos,
+)
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import JobField, describe
@@ -169,7 +178,7 @@ def _purpose(command: str, path: str) -> str | None:
 
 def _command(
     file: Input, tree: Tree, facts: list[Fact]
-) -> tuple[list[Fact], list[Reference], list[Fact]]:
+) -> tuple[list[Fact], list[Reference], list[Override]]:
     """The command's launch facts (the run's own GPUs win), the files it names (paths in the
     container: unresolved, but for the parameters mcli writes from this file) and what its
     overrides mean to the parameters when it runs them."""
@@ -186,8 +195,7 @@ def _command(
         if reference.path != PARAMETERS_PATH
     ]
     overrides = embedded.script_overrides(text, file.path, origin) if runs_parameters else []
-    meant = [f for o in overrides for f in composer.override_facts(o.key, o.value, o.location)]
-    return launched, kept, meant
+    return launched, kept, overrides
 
 
 def _parameters(tree: Tree, path: str) -> Document | None:
@@ -200,12 +208,16 @@ def _parameters(tree: Tree, path: str) -> Document | None:
     return composer.read_tree(Tree(data, spans), path)
 
 
-def _with_overrides(parameters: Document | None, overrides: list[Fact]) -> Document | None:
-    """The command line's ``key=value`` win over the parameters' own values."""
+def _with_overrides(parameters: Document | None, overrides: list[Override]) -> Document | None:
+    """The command line's ``key=value`` win over everything the parameters' same key says
+    (``max_duration=10ba`` replaces a ``max_duration: 1ep``'s epochs too)."""
     if parameters is None or not overrides:
         return parameters
-    stated = {f.pointer for f in overrides}
-    parameters.facts = [f for f in parameters.facts if f.pointer not in stated] + overrides
+    meant = [f for o in overrides for f in composer.override_facts(o.key, o.value, o.location)]
+    replaced = {
+        rule.pointer for o in overrides for rule in composer.TABLE.get(tuple(o.key.split(".")), [])
+    }
+    parameters.facts = [f for f in parameters.facts if f.pointer not in replaced] + meant
     return parameters
 
 
