@@ -107,7 +107,7 @@ def score(name: str) -> Score:
         if job.id not in expected_jobs:
             outcome = files.get(job.id, {}).get("outcome", "unlabelled")
             result.details.append(f"extra job {job.id} (labelled {outcome})")
-    _score_findings(result, findings, expected_jobs, files)
+    _score_findings(result, findings, expected_jobs, files, set(by_id))
     return result
 
 
@@ -146,6 +146,7 @@ def _score_findings(
     findings: list[Any],
     jobs: dict[str, dict[str, Any]],
     files: dict[str, dict[str, Any]],
+    roots: set[str],
 ) -> None:
     fired: dict[str, set[str]] = {}
     for finding in findings:
@@ -173,7 +174,7 @@ def _score_findings(
         if entry.get("outcome") == "unsupported":
             if UNSUPPORTED in fired.get(path, set()):
                 result.not_understood += 1
-            else:
+            elif path not in roots:  # one that roots a job is read now: an extra job, not silent
                 result.silent_workloads += 1
     result.silent_workloads += sum(
         1 for root in jobs if root not in fired and _no_job(result, root)
