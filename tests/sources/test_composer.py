@@ -171,3 +171,18 @@ def test_a_launched_composer_job_derives_its_accumulation(tmp_path: Path) -> Non
     jobs = assemble([tmp_path / "run.sh", tmp_path / "train.yaml"])
     job = next(j for j in jobs if j.id.endswith("run.sh"))
     assert (job.training.max_steps, job.training.grad_accum_steps) == (100, 32)
+
+
+def test_a_save_folder_from_the_environment_still_saves() -> None:
+    """``save_folder: ${oc.env:SAVE_DIR}`` names a folder this file cannot know: checkpoints
+    are saved there, never 'no checkpoints'."""
+    text = f"{BASE}max_duration: 100ba\nsave_folder: ${{oc.env:SAVE_DIR}}\nsave_interval: 10ba\n"
+    facts = parsed(text)
+    assert (facts["/checkpoint/strategy"], facts["/checkpoint/every_steps"]) == ("steps", 10)
+
+
+@pytest.mark.parametrize("interval", ["0", "0ba", "-1"])
+def test_a_zero_interval_is_no_interval(interval: str) -> None:
+    text = f"{BASE}max_duration: 100ba\neval_loader: {{name: text}}\neval_interval: {interval}\n"
+    facts = parsed(text)
+    assert "/eval/strategy" not in facts and "/eval/every_steps" not in facts

@@ -66,12 +66,13 @@ class Time:
 
 
 def parse_time(value: Any) -> Time | None:
-    """``24800ba`` → Time(24800, "ba"); a bare integer is epochs (``Time.from_input``)."""
+    """``24800ba`` → Time(24800, "ba"); a bare integer is epochs (``Time.from_input``); zero
+    or less is no interval at all."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return Time(float(value), "ep")
-    match = _TIME.match(str(value)) if isinstance(value, str) else None
+        return Time(float(value), "ep") if value > 0 else None
+    match = _TIME.match(value) if isinstance(value, str) else None
     if match is None:
         return None
     amount = n.positive_float(match["number"].replace("_", ""))
@@ -203,10 +204,24 @@ def read_tree(written: Tree, path: str) -> Document:
     data = tree.data if isinstance(tree.data, dict) else {}
     locate = tree_locator(tree, path)
     doc = Document(path, name, 0.95, role)
+    data = {**data, "save_folder": _save_folder(written, tree)}
     doc.facts = table_facts(data, TABLE, locate) + derived(data, locate)
     doc.unknown_keys = typos.near_misses(written, KNOWN_KEYS, name, path)
     doc.defaults = _defaults(data, locate)
     return doc
+
+
+UNKNOWN_FOLDER = "(unknown)"
+
+
+def _save_folder(written: Tree, resolved: Tree) -> Any:
+    """The save folder: absent or null is none; an interpolation the file cannot resolve
+    (``${oc.env:SAVE_DIR}``) is a folder of unknown name, never none."""
+    folder = written.data.get("save_folder") if isinstance(written.data, dict) else None
+    if folder is None or folder == "":
+        return None
+    value = resolved.data.get("save_folder") if isinstance(resolved.data, dict) else None
+    return value or UNKNOWN_FOLDER
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ What the keys mean, read from nanotron's ``src/nanotron/config/config.py``,
   ``logging.iteration_step_info_interval`` logs every n steps (1 when unset).
 - ``model.dtype`` (bfloat16 when unset) is the training precision; ``model.model_config``
   holds the architecture in Hugging Face names (``hidden_size``, ``num_hidden_layers``...).
+- ``tokens.val_check_interval`` is not read: nanotron's trainer runs no validation loop.
 - ``optimizer.zero_stage`` (0 or 1) shards optimizer state over the data-parallel ranks.
 - nanotron builds its Config with dacite, which refuses a key a dataclass lacks: a near-miss
   of a known section is a typo (TL903).
@@ -50,11 +51,6 @@ def _dtype(value: Any) -> str | None:
     return n.precision(value)
 
 
-def _never_below_one(value: Any) -> int | None:
-    """``val_check_interval: -1``: no validation."""
-    return n.positive_int(value)
-
-
 TABLE: dict[KeyPath, list[JobField]] = {
     ("general", "run"): [JobField("/name", n.to_str)],
     ("general", "seed"): [JobField("/training/seed", n.to_int)],
@@ -69,7 +65,6 @@ TABLE: dict[KeyPath, list[JobField]] = {
     ],
     ("tokens", "sequence_length"): [JobField("/model/seq_len", n.positive_int)],
     ("tokens", "train_steps"): [JobField("/training/max_steps", n.positive_int)],
-    ("tokens", "val_check_interval"): [JobField("/eval/every_steps", _never_below_one)],
     ("checkpoints", "checkpoint_interval"): [JobField("/checkpoint/every_steps", n.positive_int)],
     ("logging", "iteration_step_info_interval"): [JobField("/logging/every_steps", n.positive_int)],
     ("model", "dtype"): [JobField("/training/precision", _dtype)],
