@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.sources.helpers import rows
+from trainlint.assemble import assemble
 from trainlint.sources import mcli, read_document
 from trainlint.sources.base import Document, Input
 
@@ -68,10 +71,33 @@ def test_command_overrides_win_over_the_parameters_they_run() -> None:
 
 
 def test_paths_in_the_container_are_unresolved_not_missing() -> None:
+    """``cd llm-foundry/scripts`` enters the clone of the git_repo integration: the YAML it
+    trains on is ``scripts/...`` of that repository (found when it is this one)."""
     doc = read(FRESH / "mcli-1b.yaml")
     assert [(r.path, bool(r.unresolved)) for r in doc.references] == [
-        ("train/yamls/pretrain/mpt-1b.yaml", True)
+        ("scripts/train/yamls/pretrain/mpt-1b.yaml", True)
     ]
+    elsewhere = "image: x\ncompute: {gpus: 8}\ncommand: composer train.py yamls/a.yaml\n"
+    references = mcli.parse(Input("run.yaml", elsewhere)).references
+    assert [(r.path, bool(r.unresolved)) for r in references] == [("yamls/a.yaml", True)]
+
+
+def test_a_run_of_this_repository_joins_its_training_yaml(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "mcli").mkdir()
+    (tmp_path / "mcli" / "run.yaml").write_text((FRESH / "mcli-1b.yaml").read_text())
+    config = tmp_path / "scripts" / "train" / "yamls" / "pretrain" / "mpt-1b.yaml"
+    config.parent.mkdir(parents=True)
+    config.write_text((FRESH.parent / "scripts/train/yamls/pretrain/mpt-1b.yaml").read_text())
+    monkeypatch.chdir(tmp_path)  # the repository: references are searched up to it
+    jobs = assemble([Path("mcli/run.yaml"), config.relative_to(tmp_path)])
+    assert [job.id for job in jobs] == ["mcli/run.yaml"]
+    job = jobs[0]
+    assert job.launcher.kind == "composer"
+    assert (job.resources.world_size, job.training.global_batch_size) == (8, 512)
+    assert job.training.max_steps == 100  # the command's max_duration=100ba wins
+    assert job.training.grad_accum_steps == 16  # 512 / (4 x 8)
 
 
 def test_an_evaluation_run_is_no_training_job() -> None:

@@ -12,15 +12,21 @@ What the keys mean (MosaicML CLI's run schema):
   cluster, a cost tag here.
 - ``command`` runs in the container: its launch (``composer train/train.py
   /mnt/config/parameters.yaml max_duration=10ba``) gives the launcher, and its ``key=value``
-  overrides win over ``parameters`` when it runs them. Other paths it names are in the
-  container (a clone of a ``git_repo`` integration), never in this repository: unresolved.
+  overrides win over ``parameters`` when it runs them, else they go to the config it names.
+  Other paths it names are in the container: after its ``cd`` into the clone of a
+  ``git_repo`` integration (``cd llm-foundry/scripts``) a relative path is that repository's
+  (``scripts/train/yamls/pretrain/mpt-1b.yaml``), found when the clone is of this one;
+  otherwise, or when not found, the reference is unresolved, never missing.
 - ``scheduling.max_duration`` is the run's time limit in hours, ``scheduling.preemptible``
   a spot-like run; an ``integrations`` entry of type ``wandb`` logs to Weights & Biases.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import posixpath
+import re
+from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
 from typing import Any
 
 from trainlint.catalog import resolve_gpu
@@ -98,9 +104,13 @@ def parse(file: Input) -> Document:
     parameters = _parameters(tree, file.path)
     if isinstance(command, str) and command.strip():
         doc.purpose = _purpose(command, file.path)
-        launched, doc.references, overrides = _command(file, tree, facts)
-        facts += launched
-        parameters = _with_overrides(parameters, overrides)
+        run = _command(file, tree, facts)
+        facts += run.facts
+        doc.references = run.references
+        if run.runs_parameters:
+            parameters = _with_overrides(parameters, run.overrides)
+        else:
+            doc.overrides = run.overrides  # for the config the command names
     if parameters is not None and doc.purpose is None:
         facts += parameters.facts
         doc.unknown_keys += parameters.unknown_keys
@@ -176,12 +186,21 @@ def _purpose(command: str, path: str) -> str | None:
     return f"runs {entry}: {launch.purpose}, not training"
 
 
-def _command(
-    file: Input, tree: Tree, facts: list[Fact]
-) -> tuple[list[Fact], list[Reference], list[Override]]:
-    """The command's launch facts (the run's own GPUs win), the files it names (paths in the
-    container: unresolved, but for the parameters mcli writes from this file) and what its
-    overrides mean to the parameters when it runs them."""
+@dataclass(frozen=True)
+class _Command:
+    """What the run's command says: its launch facts, the files it names, its ``key=value``
+    overrides, and whether it trains on the ``parameters`` of this file."""
+
+    facts: list[Fact]
+    references: list[Reference]
+    overrides: list[Override]
+    runs_parameters: bool
+
+
+def _command(file: Input, tree: Tree, facts: list[Fact]) -> _Command:
+    """The command's launch facts (the run's own GPUs win) and the files it names: paths in
+    the container, unresolved (never missing), but for the parameters mcli writes from this
+    file and a path in a clone of this repository."""
     origin = _origin(file, tree)
     text = str(tree.data["command"])
     launched, references = embedded.script_facts(text, file.path, origin)
@@ -189,13 +208,50 @@ def _command(
     launched = [f for f in launched if f.pointer not in declared]
     runs_parameters = any(reference.path == PARAMETERS_PATH for reference in references)
     container = "a path in the mcli run's container (a cloned repository or image), not here"
+    clone = _clone_folder(text, _clones(tree))
     kept = [
-        replace(reference, unresolved=container)
+        replace(reference, path=_in_clone(reference.path, clone), unresolved=container)
         for reference in references
         if reference.path != PARAMETERS_PATH
     ]
-    overrides = embedded.script_overrides(text, file.path, origin) if runs_parameters else []
-    return launched, kept, overrides
+    overrides = embedded.script_overrides(text, file.path, origin)
+    return _Command(launched, kept, overrides, runs_parameters)
+
+
+_CD = re.compile(r"^[ \t]*cd[ \t]+([\w.\-/]+)[ \t]*(?:$|&&|;)", re.MULTILINE)
+
+
+def _clones(tree: Tree) -> set[str]:
+    """The folders ``git_repo`` integrations clone into: their ``path``, else the repository's
+    name (``mosaicml/llm-foundry`` → ``llm-foundry``)."""
+    integrations = tree.data.get("integrations") if isinstance(tree.data, dict) else None
+    folders = set()
+    for item in integrations if isinstance(integrations, list) else []:
+        if isinstance(item, dict) and item.get("integration_type") == "git_repo":
+            written = item.get("path") or str(item.get("git_repo") or "")
+            folders.add(posixpath.basename(str(written).rstrip("/")))
+    return folders - {""}
+
+
+def _clone_folder(command: str, clones: set[str]) -> str | None:
+    """The folder of the cloned repository the command works in, relative to the clone
+    (``cd llm-foundry/scripts`` → ``scripts``; ``cd llm-foundry`` → ``.``): the command's one
+    ``cd``, when it enters a clone. None when it enters none, or moves more than once."""
+    moves = _CD.findall(command)
+    if len(moves) != 1:
+        return None
+    parts = PurePosixPath(moves[0]).parts
+    if not parts or parts[0] not in clones:
+        return None
+    return posixpath.join(".", *parts[1:])
+
+
+def _in_clone(written: str, clone: str | None) -> str:
+    """A relative path the command names inside the clone, as a path of the repository that
+    was cloned (found when it is this one; unresolved, never missing, when it is not)."""
+    if clone is None or written.startswith(("/", "~", "$")):
+        return written
+    return posixpath.normpath(posixpath.join(clone, written))
 
 
 def _parameters(tree: Tree, path: str) -> Document | None:
