@@ -4,9 +4,9 @@
 #   Fires once per file that looks like a GPU training workload but that no trainlint format
 #   reads: a Kubernetes object of a kind it does not read (a Volcano Job, an MPIJob, a
 #   RayCluster) that requests GPUs, a template that requests GPUs, or a training config of a
-#   tool it does not read yet (MosaicML mcli, Composer / llm-foundry, nanotron, detectron2,
-#   OpenMMLab, SpeechBrain HyperPyYAML). The finding points at the line that made it look like
-#   one and names the kind it saw; no other rule checks the file, so its waste is unknown.
+#   tool it does not read yet (detectron2, DINOv2, OpenMMLab, SpeechBrain HyperPyYAML). The
+#   finding points at the line that made it look like one and names the kind it saw; no other
+#   rule checks the file, so its waste is unknown.
 #   With `check --strict` it is an error, for gates that want every GPU workload checked.
 # custom:
 #   id: TL907

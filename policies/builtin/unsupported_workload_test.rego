@@ -5,13 +5,13 @@ import rego.v1
 test_one_finding_per_workload if {
 	workloads := [
 		{"file": "vcjob.yaml", "kind": "Kubernetes Job (batch.volcano.sh/v1alpha1)"},
-		{"file": "mcli.yaml", "kind": "MosaicML mcli run YAML"},
+		{"file": "mask_rcnn.yaml", "kind": "detectron2 config"},
 	]
 	result := findings with input as {"unsupported_workloads": workloads}
 	count(result) == 2
 	some finding in result
 	finding.pointer == "/unsupported_workloads/1"
-	startswith(finding.message, "not understood: MosaicML mcli run YAML; none of trainlint's rules")
+	startswith(finding.message, "not understood: detectron2 config; none of trainlint's rules")
 }
 
 test_quiet_without_workloads if {

@@ -107,7 +107,8 @@ def score(name: str) -> Score:
         if job.id not in expected_jobs:
             outcome = files.get(job.id, {}).get("outcome", "unlabelled")
             result.details.append(f"extra job {job.id} (labelled {outcome})")
-    _score_findings(result, findings, expected_jobs, files)
+    in_jobs = {source.path for job in jobs for source in job.sources}
+    _score_findings(result, findings, expected_jobs, files, in_jobs)
     return result
 
 
@@ -146,6 +147,7 @@ def _score_findings(
     findings: list[Any],
     jobs: dict[str, dict[str, Any]],
     files: dict[str, dict[str, Any]],
+    in_jobs: set[str],
 ) -> None:
     fired: dict[str, set[str]] = {}
     for finding in findings:
@@ -173,7 +175,7 @@ def _score_findings(
         if entry.get("outcome") == "unsupported":
             if UNSUPPORTED in fired.get(path, set()):
                 result.not_understood += 1
-            else:
+            elif path not in in_jobs:  # read now as (part of) a job: not silent
                 result.silent_workloads += 1
     result.silent_workloads += sum(
         1 for root in jobs if root not in fired and _no_job(result, root)

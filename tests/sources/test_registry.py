@@ -84,6 +84,7 @@ def test_hf_yields_to_the_keys_other_formats_claim() -> None:
         "base_model", "micro_batch_size", "sequence_len", "adapter", "datasets",
         "saves_per_epoch", "stage", "finetuning_type", "cutoff_len", "template",
         "distributed_type", "compute_environment",
+        "train_loader", "fsdp_config", "eval_loader", "icl_tasks", "eval_gauntlet",
     }  # fmt: skip
     text = "per_device_train_batch_size: 4\nsave_steps: 10\nlogging_steps: 5\ntemplate: llama3\n"
     assert hf_trainer.recognise(Input("sft.yaml", text)) == 0.3

@@ -64,11 +64,6 @@ def test_gpu_resources_are_keys_not_words_in_a_string() -> None:
 @pytest.mark.parametrize(
     ("text", "kind"),
     [
-        ("compute:\n  gpus: 8\n  gpu_type: a100\ncommand: composer x.py\n",
-         "MosaicML mcli run YAML"),
-        ("max_duration: 10ba\ntrain_loader: {name: text}\nglobal_train_batch_size: 8\n",
-         "Composer / llm-foundry training YAML"),
-        ("parallelism: {dp: 2, tp: 1, pp: 1}\ntokens: {micro_batch_size: 2}\n", "nanotron config"),
         ("SOLVER:\n  IMS_PER_BATCH: 16\n  MAX_ITER: 90000\n", "detectron2 config"),
         ("train:\n  batch_size_per_gpu: 64\nstudent:\n  arch: vit_large\n",
          "DINOv2 / SSL training config"),

@@ -230,6 +230,8 @@ def keys() -> dict[str, list[str]]:
             "/resources/gpus_per_node", "/resources/nodes"],
         "accelerate launch --num_processes, --num_machines, --mixed_precision, --config_file": [
             "/resources/world_size", "/resources/nodes", "/training/precision", "(reference)"],
+        "composer -n / --nproc, --world_size": [
+            "/resources/gpus_per_node", "/resources/world_size"],
         "mpirun -n, -npernode, -x": ["/resources/world_size", "/resources/gpus_per_node", "/env"],
         "CUDA_VISIBLE_DEVICES": ["/resources/gpus_per_node"],
         "the launch command": ["/launcher/kind", "/launcher/entrypoint", "/launcher/command"],

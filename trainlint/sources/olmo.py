@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from trainlint.job import Location
+from trainlint.sources import claimed_by_others
 from trainlint.sources.base import Document, Fact, Input, Role, seed_default, typos
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
@@ -143,17 +144,13 @@ MODEL_KEYS = frozenset({
 })  # fmt: skip
 
 
-# Top-level keys of llm-foundry's Composer training YAML that OLMo's TrainConfig does not have.
-_COMPOSER_MARKS = frozenset({"train_loader", "variables", "fsdp_config", "eval_loader"})
-
-
 def recognise(file: Input) -> float:
     """Two OLMo-only training keys, or one with an OLMo ``model`` block (``d_model``...)."""
     if not file.is_structured:
         return 0.0
     data = file.mapping
-    if _COMPOSER_MARKS & set(data):
-        return 0.0  # llm-foundry's Composer YAML shares OLMo's batch and duration keys
+    if claimed_by_others(name) & set(data):
+        return 0.0  # Composer YAML (llm-foundry) shares OLMo's batch and duration keys
     hits = len(_DISTINCTIVE & set(data))
     model = data.get("model")
     olmo_model = isinstance(model, dict) and {"d_model", "n_heads", "n_layers"} <= set(model)

@@ -267,26 +267,6 @@ def _block(data: dict[str, Any], key: str) -> dict[str, Any]:
 
 _SIGNATURES = (
     _Signature(
-        "MosaicML mcli run YAML",
-        lambda d: (
-            bool({"gpus", "gpu_type"} & set(_block(d, "compute")))
-            and bool({"command", "image", "integrations", "parameters"} & set(d))
-        ),
-        ("compute", "gpus"),
-    ),
-    _Signature(
-        "Composer / llm-foundry training YAML",
-        lambda d: (
-            "max_duration" in d and bool({"train_loader", "variables", "fsdp_config"} & set(d))
-        ),
-        ("global_train_batch_size",),
-    ),
-    _Signature(
-        "nanotron config",
-        lambda d: bool({"dp", "tp", "pp"} <= set(_block(d, "parallelism"))) and "tokens" in d,
-        ("parallelism",),
-    ),
-    _Signature(
         "detectron2 config",
         lambda d: "SOLVER" in d or ("_BASE_" in d and ("MODEL" in d or "INPUT" in d)),
         ("SOLVER", "IMS_PER_BATCH"),

@@ -88,6 +88,13 @@ MPIRUN = Spec(
     ),
     flags=frozenset(),
 )
+# Composer's launcher (composer/cli/launcher.py): ``composer -n 8 train.py cfg.yaml``.
+COMPOSER = Spec(
+    "composer",
+    values=_names("n nproc world_size base_rank node_rank master_addr master_port stdout stderr"),
+    flags=_names("v verbose m module_mode c command_mode version"),
+    module_flags=_names("m module_mode"),
+)
 _TWO_VALUES = _names("mca gmca genv env")
 
 
@@ -292,9 +299,22 @@ def launcher_references(options: Sequence[LauncherOption], file: str) -> list[Re
     return references
 
 
+def composer_facts(options: Sequence[LauncherOption], file: str) -> list[Fact]:
+    """``-n/--nproc`` processes on this node (one per GPU), ``--world_size`` in all."""
+    facts = []
+    for option in options:
+        location = _at(file, option.word)
+        if option.name in ("n", "nproc") and (count := _positive(option.value)):
+            facts.append(Fact("/resources/gpus_per_node", count, location))
+        elif option.name == "world_size" and (count := _positive(option.value)):
+            facts.append(Fact("/resources/world_size", count, location))
+    return facts
+
+
 FACTS: dict[str, FactMaker] = {
     "torchrun": torchrun_facts,
     "deepspeed": deepspeed_facts,
     "accelerate": accelerate_facts,
     "mpirun": mpirun_facts,
+    "composer": composer_facts,
 }

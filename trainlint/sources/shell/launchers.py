@@ -2,8 +2,9 @@
 
 A command is unwrapped (``exec``, ``nohup``, ``env A=1``, ``srun …``, ``mpirun …``,
 ``bash -c "…"``) down to a launcher: ``torchrun``/``python -m torch.distributed.run``,
-``deepspeed``, ``accelerate launch``, or plain ``python``. The result keeps the launcher's own
-facts apart from the wrapper's (``srun --gres``, used only where no ``#SBATCH`` header says).
+``deepspeed``, ``accelerate launch``, Composer's ``composer``, or plain ``python``. The result
+keeps the launcher's own facts apart from the wrapper's (``srun --gres``, used only where no
+``#SBATCH`` header says).
 """
 
 from __future__ import annotations
@@ -306,6 +307,10 @@ def _deepspeed(words: list[Word], chain: _Chain) -> Launch | None:
     return _launch(lo.DEEPSPEED, words[1:], words[0], chain)
 
 
+def _composer(words: list[Word], chain: _Chain) -> Launch | None:
+    return _launch(lo.COMPOSER, words[1:], words[0], chain)
+
+
 def _accelerate(words: list[Word], chain: _Chain) -> Launch | None:
     if len(words) < 2 or words[1].text != "launch":
         return None
@@ -396,6 +401,7 @@ _HANDLERS: dict[str, Callable[[list[Word], _Chain], Launch | None]] = {
     "torchrun": _torchrun,
     "deepspeed": _deepspeed,
     "accelerate": _accelerate,
+    "composer": _composer,
 }
 
 
