@@ -395,6 +395,8 @@ def program_facts(
         if flag is not None:
             facts += _flag_facts(readers, flag, value, where)
             references += _flag_reference(flag, value, where)
+        elif isinstance(value, str) and (override := _hydra_override(value)) is not None:
+            facts += _flag_facts(_naming(readers), *override, where)
         elif (
             isinstance(value, str)
             and "=" not in value
@@ -403,6 +405,25 @@ def program_facts(
             # an override ``data=coco.yaml`` (its tool resolves it, maybe from a package)
             references.append(Reference(value, where, "config"))
     return facts, references
+
+
+_HYDRA_OVERRIDE = re.compile(r"(\+{0,2}[A-Za-z_][\w\-]*(?:\.[\w\-]+)+)=(.*)", re.DOTALL)
+_HYDRA_DELETE = re.compile(r"~[A-Za-z_][\w\-]*(?:\.[\w\-]+)*(?:=.*)?", re.DOTALL)
+
+
+def _hydra_override(text: str) -> tuple[str, str] | None:
+    """A Hydra override of a dotted key (``trainer.save_freq=20``, ``+a.b=1``) as (key,
+    value); a deletion (``~a.b``) as (``~a.b``, ""); None for any other word."""
+    if _HYDRA_DELETE.fullmatch(text):
+        return text.partition("=")[0], ""
+    match = _HYDRA_OVERRIDE.fullmatch(text)
+    return (match.group(1).lstrip("+"), match.group(2)) if match else None
+
+
+def _naming(readers: Sequence[Flags]) -> tuple[Flags, ...]:
+    """Only a format that names the entry point reads its ``key=value`` overrides: for any
+    other program such a word means nothing trainlint knows."""
+    return tuple(reader for reader in readers if reader.entrypoints is not None)
 
 
 def program_defaults(launch: Launch, file: str) -> list[DocumentDefault]:
@@ -421,6 +442,8 @@ def program_overrides(words: Sequence[Word], file: str) -> list[Override]:
     for flag, value, word in _arguments(words):
         if flag is not None:
             found.append(_override(flag.lstrip("-"), value, location(file, word)))
+        elif isinstance(value, str) and _HYDRA_DELETE.fullmatch(value):
+            found.append(_override(value.partition("=")[0], "", location(file, word)))
         elif isinstance(value, str) and "=" in value and not value.startswith(("-", "+~")):
             key, _, assigned = value.partition("=")
             if re.fullmatch(r"\+{0,2}[\w.\-]+", key):
