@@ -288,7 +288,15 @@ def launch_facts(
     facts += [fact for fact in launch.wrapper_facts if fact.pointer not in declared]
     if not any(fact.pointer == "/resources/gpus_per_node" for fact in launch.facts):
         facts += _visible_devices(launch, script, file)
-    return facts + program_facts(launch.program, file, _entry(launch))[0]
+    program = program_facts(launch.program, file, _entry(launch))[0]
+    return facts + [fact for fact in program if not _allocated(fact, declared)]
+
+
+def _allocated(fact: Fact, declared: set[str]) -> bool:
+    """A resource a ``#SBATCH`` header states is the allocation the job holds: a program's
+    flag (OpenRLHF's ``--actor.num_nodes``, the actor's share of a Ray cluster) says how the
+    program uses it, not what is held."""
+    return fact.pointer.startswith("/resources/") and fact.pointer in declared
 
 
 def launch_references(launch: Launch, file: str) -> list[Reference]:
