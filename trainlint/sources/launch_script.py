@@ -398,9 +398,12 @@ def program_facts(
     readers = flag_readers(entrypoint)
     facts: list[Fact] = []
     references: list[Reference] = []
-    for flag, value, word in _arguments(words):
+    stated: dict[str, tuple[str | bool, Location]] = {}
+    single_dash = any(reader.single_dash for reader in readers)
+    for flag, value, word in _arguments(words, single_dash):
         where = location(file, word)
         if flag is not None:
+            stated[flag] = (value, where)
             facts += _flag_facts(readers, flag, value, where)
             references += _flag_reference(flag, value, where)
         elif isinstance(value, str) and (override := _hydra_override(value)) is not None:
@@ -412,6 +415,7 @@ def program_facts(
         ):  # nanoGPT ``train.py config/train_gpt2.py``; not ``deepy.py train.py a.yml``, not
             # an override ``data=coco.yaml`` (its tool resolves it, maybe from a package)
             references.append(Reference(value, where, "config"))
+    facts += [fact for reader in readers if reader.together for fact in reader.together(stated)]
     return facts, references
 
 
@@ -465,13 +469,21 @@ def _override(key: str, value: str | bool, where: Location) -> Override:
     return Override(key, safe, where)
 
 
-def _arguments(words: Sequence[Word]) -> Iterator[tuple[str | None, str | bool, Word]]:
-    """(``--flag``, its value or True, word) for options; (None, text, word) for positionals."""
+def _arguments(
+    words: Sequence[Word], single_dash: bool = False
+) -> Iterator[tuple[str | None, str | bool, Word]]:
+    """(``--flag``, its value or True, word) for options; (None, text, word) for positionals.
+    ``single_dash``: ``-b 64`` is an option too, always with a value (llm.c's binary)."""
     index = 0
     while index < len(words):
         word, text = words[index], words[index].text
         index += 1
         if text is None:
+            continue
+        if single_dash and re.fullmatch(r"-[A-Za-z]{1,2}", text) and index < len(words):
+            value_text, index = words[index].text, index + 1
+            if value_text is not None:
+                yield text, value_text, word
             continue
         if not (text.startswith("--") and len(text) > 2):
             if not text.startswith("-"):

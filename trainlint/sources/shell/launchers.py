@@ -131,7 +131,10 @@ def _other_program(words: list[Word], chain: _Chain) -> Launch | None:
     """A training program of another tool (``fairseq-train``, ``yolo detect train``,
     ``./train_gpt2cu``): a launch of its own kind, below every launcher trainlint reads. The
     program or its subcommand must say it trains; anything else is no launch."""
-    names = [w.text for w in words[:3] if w.text and _SUBCOMMAND.fullmatch(w.text)]
+    program = words[0].text or ""
+    names = [w.text for w in words[1:3] if w.text and _SUBCOMMAND.fullmatch(w.text)]
+    if _SUBCOMMAND.fullmatch(program.removeprefix("/")):  # ``/opt/llm.c/train_gpt2cu`` too
+        names.insert(0, program)
     kind = names[0].rsplit("/", 1)[-1] if names else ""
     if not names or kind in _NOT_LAUNCHERS:
         return None
