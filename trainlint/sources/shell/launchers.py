@@ -169,8 +169,14 @@ def _debugpy_run(words: list[Word], chain: _Chain) -> Launch | None:
 
 
 def _ray(words: list[Word], chain: _Chain) -> Launch | None:
-    """``ray job submit [options] -- <command>``: the command runs on the Ray cluster."""
+    """``ray job submit [options] -- <command>``: the command runs on the Ray cluster.
+    ``ray start --head``/``--address``: a node joins the cluster, which is no training launch
+    (on SLURM the script's training entry point, run after it, is)."""
     texts = [w.text for w in words]
+    if texts[1:2] == ["start"]:
+        return Launch("ray", chain.command, words[0], words[0], program=words[1:],
+                      wrapper_facts=list(chain.wrapper_facts), env=list(chain.env), rank=0,
+                      purpose="cluster setup")  # fmt: skip
     if texts[1:3] != ["job", "submit"] or "--" not in texts:
         return None
     return _dispatch(words[texts.index("--") + 1 :], chain)
