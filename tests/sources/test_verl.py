@@ -147,3 +147,34 @@ def test_one_override(key: str, value: str, facts: list[tuple[str, Any]]) -> Non
 
     where = Location(file="run.sh", line=1, column=1)
     assert [(f.pointer, f.value) for f in verl.override_facts(key, value, where)] == facts
+
+
+def test_without_config_name_the_app_s_own_config_is_the_base(tmp_path: Path) -> None:
+    """Hydra loads ``@hydra.main(config_name="ppo")`` when the launch line names none."""
+    job = _app(tmp_path, "python app/train.py trainer.total_epochs=3")
+    assert [s.path for s in job.sources] == ["run.sh", "app/conf/ppo.yaml"]
+    assert job.training.epochs == 3 and job.checkpoint.every_steps == 10  # override, base
+
+
+def test_a_group_choice_keeps_the_app_s_config_out(tmp_path: Path) -> None:
+    """``experiment=x`` recomposes the config: its plain reading would state wrong values."""
+    job = _app(tmp_path, "python app/train.py experiment=big trainer.total_epochs=3")
+    assert [s.path for s in job.sources] == ["run.sh"] and job.checkpoint.every_steps is None
+
+
+def test_an_app_not_in_the_repository_leaves_its_config_unresolved(tmp_path: Path) -> None:
+    (tmp_path / "run.sh").write_text("#!/bin/bash\npython3 -m pkg.main_ppo trainer.nnodes=2\n")
+    with working_directory(tmp_path):
+        (job,) = assemble([Path("run.sh")])
+    assert job.missing_references == []
+    (unresolved,) = job.unresolved_references
+    assert unresolved.reason == "relative to pkg/main_ppo.py, which is not in the repository"
+
+
+def test_an_app_whose_hydra_main_names_no_config_leaves_it_unresolved(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text('@hydra.main(config_path="conf")\ndef main(c): ...\n')
+    (tmp_path / "run.sh").write_text("#!/bin/bash\npython train.py trainer.nnodes=2\n")
+    with working_directory(tmp_path):
+        (job,) = assemble([Path("run.sh")])
+    (unresolved,) = job.unresolved_references
+    assert unresolved.reason == "the config_name of train.py's @hydra.main, which names none"

@@ -314,6 +314,8 @@ def _hydra_reference(launch: Launch, file: str) -> list[Reference]:
         if flag in ("--config-path", "--config_path", "--config-name", "--config_name"):
             found[flag.replace("_", "-")] = (value, word)
     path, name = found.get("--config-path"), found.get("--config-name")
+    if name is None and path is None:
+        return _hydra_app_default(launch, file)
     if name is None or not isinstance(name[0], str):
         return []
     folder = path[0] if path is not None and isinstance(path[0], str) else "."
@@ -330,6 +332,24 @@ def _hydra_reference(launch: Launch, file: str) -> list[Reference]:
         return [replace(reference, path=f"<unknown>/{target}",
                         unresolved="its --config-path is a variable of unknown value")]  # fmt: skip
     return [reference]
+
+
+def _hydra_app_default(launch: Launch, file: str) -> list[Reference]:
+    """``python -m verl.trainer.main_ppo trainer.nnodes=2``: with no ``--config-name``, Hydra
+    loads the config its ``@hydra.main(config_name=...)`` names, and the overrides change its
+    values. Only value overrides (dotted keys): a group choice (``experiment=x``) recomposes
+    the config in a way its plain reading would not show."""
+    texts = [w.text for w in launch.program if w.text and not w.text.startswith("-")]
+    overrides = [_hydra_override(t) for t in texts if "=" in t or t.startswith("~")]
+    if not overrides or None in overrides or launch.entry is None or not launch.entry.text:
+        return []
+    script = launch.entry.text
+    app = f"{script.replace('.', '/')}.py" if launch.module else script
+    if not app.endswith(".py"):
+        return []
+    where = location(file, launch.entry)
+    return [Reference("(the config_name of its @hydra.main)", where, anchor=app,
+                      in_app_config=True, app_config_name=True)]  # fmt: skip
 
 
 _RUNS_SCRIPT = frozenset({"bash", "sh", "zsh", "source", ".", "sbatch", "srun"})
