@@ -93,3 +93,9 @@ def test_another_program_s_flags_are_not_openrlhf_s(tmp_path: Path) -> None:
 def test_one_flag(flag: str, value: str, facts: list[tuple[str, object]]) -> None:
     where = Location(file="run.sh", line=1, column=1)
     assert [(f.pointer, f.value) for f in openrlhf.cli_facts(flag, value, where)] == facts
+
+
+def test_a_key_value_word_is_no_flag_of_an_argparse_trainer(tmp_path: Path) -> None:
+    """OpenRLHF's argparse would refuse ``ds.zero_stage=3``: it states nothing."""
+    job = job_of(tmp_path, "#!/bin/bash\npython3 -m openrlhf.cli.train_sft ds.zero_stage=3\n")
+    assert job.training.parallelism.zero_stage is None

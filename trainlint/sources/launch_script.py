@@ -427,7 +427,7 @@ def program_facts(
             facts += _flag_facts(readers, flag, value, where)
             references += _flag_reference(flag, value, where)
         elif isinstance(value, str) and (override := _hydra_override(value)) is not None:
-            facts += _flag_facts(_naming(readers), *override, where)
+            facts += _flag_facts(_hydra_apps(readers), *override, where)
         elif (
             isinstance(value, str)
             and "=" not in value
@@ -452,10 +452,10 @@ def _hydra_override(text: str) -> tuple[str, str] | None:
     return (match.group(1).lstrip("+"), match.group(2)) if match else None
 
 
-def _naming(readers: Sequence[Flags]) -> tuple[Flags, ...]:
-    """Only a format that names the entry point reads its ``key=value`` overrides: for any
-    other program such a word means nothing trainlint knows."""
-    return tuple(reader for reader in readers if reader.entrypoints is not None)
+def _hydra_apps(readers: Sequence[Flags]) -> tuple[Flags, ...]:
+    """Only a format that names the entry point as a Hydra app reads its ``key=value``
+    overrides: for any other program such a word means nothing trainlint knows."""
+    return tuple(r for r in readers if r.entrypoints is not None and r.hydra_overrides)
 
 
 def program_defaults(launch: Launch, file: str) -> list[DocumentDefault]:

@@ -171,5 +171,5 @@ FORMAT = Format(
     parse=parse,
     keys=keys,
     overrides=override_facts,
-    flags=Flags(facts=flag_facts, entrypoints=ENTRYPOINTS),
+    flags=Flags(facts=flag_facts, entrypoints=ENTRYPOINTS, hydra_overrides=True),
 )

@@ -46,6 +46,9 @@ class Flags:
     together: Callable[[Mapping[str, tuple[Any, Location]]], list[Fact]] | None = None
     """Facts that only several flags state together (llm.c's ``-d`` tokens per step over
     ``-t`` tokens per sequence is the global batch): every flag → (value, where)."""
+    hydra_overrides: bool = False
+    """Its program is a Hydra app: a launch line's ``key=value`` words are its settings too
+    (verl's ``trainer.nnodes=2``), read as flags named ``key``."""
     single_dash: bool = False
     """Its program takes ``-x value`` options (one dash, a letter or two, always a value:
     llm.c's ``train_gpt2cu -b 64``) instead of ``--flag [value]``."""
