@@ -115,3 +115,10 @@ def _job(root: Path, name: str, text: str) -> Job:
 def test_a_rayjob_entrypoint_is_read_alone_when_its_config_is_not_here(in_tmp: Path) -> None:
     job = _job(in_tmp, "rayjob.yaml", RAYJOB)
     assert (job.launcher.entrypoint, job.training.epochs) == ("verl.trainer.main_ppo", 3)
+
+
+def test_a_rayjob_s_head_is_one_node(in_tmp: Path) -> None:
+    """A cluster of the head pod alone (no worker group): one node with its GPUs."""
+    job = _job(in_tmp, "rayjob.yaml", RAYJOB)
+    assert (job.resources.nodes, job.resources.gpus_per_node) == (1, 8)
+    assert job.provenance["/resources/nodes"].line == 8  # headGroupSpec
