@@ -99,3 +99,35 @@ def test_a_key_value_word_is_no_flag_of_an_argparse_trainer(tmp_path: Path) -> N
     """OpenRLHF's argparse would refuse ``ds.zero_stage=3``: it states nothing."""
     job = job_of(tmp_path, "#!/bin/bash\npython3 -m openrlhf.cli.train_sft ds.zero_stage=3\n")
     assert job.training.parallelism.zero_stage is None
+
+
+FIXTURE = Path(__file__).parent / "fixtures" / "openrlhf" / "train_ppo_with_reward_fn.sh"
+
+
+def test_a_release_before_the_dotted_flags_read_from_its_own_example(tmp_path: Path) -> None:
+    """OpenRLHF c1ba971c's examples/scripts/train_ppo_with_reward_fn.sh, as released."""
+    job = job_of(tmp_path, FIXTURE.read_text())
+    assert job.launcher.entrypoint == "openrlhf.cli.train_ppo_ray"
+    lines = {pointer: where.line for pointer, where in job.provenance.items()}
+    expected = {
+        "/resources/gpus_per_node": (2, 20),
+        "/resources/nodes": (1, 19),
+        "/model/name": ("OpenRLHF/Llama-3-8b-sft-mixture", 24),
+        "/training/micro_batch_size": (8, 27),
+        "/training/global_batch_size": (128, 28),
+        "/training/epochs": (1, 32),
+        "/model/seq_len": (2048, 33),
+        "/training/parallelism/zero_stage": (3, 34),
+        "/training/precision": ("bf16", 35),
+        "/training/parallelism/offload_optimizer": (True, 44),
+        "/training/activation_checkpointing": (True, 46),
+    }
+    dumped = job.model_dump()
+    found = {}
+    for pointer in expected:
+        node = dumped
+        for part in pointer.strip("/").split("/"):
+            node = node[part]
+        found[pointer] = (node, lines.get(pointer))
+    assert found == expected
+    assert [f.name for f in job.features] == ["flash-attn"]
