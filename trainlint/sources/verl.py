@@ -95,7 +95,6 @@ TABLE: dict[KeyPath, list[JobField]] = {
     ],
     # verl.trainer.fsdp_sft_trainer
     ("data", "micro_batch_size_per_gpu"): [JobField("/training/micro_batch_size", n.positive_int)],
-    ("data", "train_batch_size"): [],  # prompts (PPO) or samples (SFT): known, not read
     ("data", "max_length"): [JobField("/model/seq_len", n.positive_int)],
     ("model", "partial_pretrain"): [JobField("/model/name", n.to_str)],
     ("model", "lora_rank"): [JobField("/model/peft/rank", n.positive_int)],
