@@ -110,6 +110,8 @@ class Workspace:
             return f"relative to {reference.anchor}, which is not in the repository"
         if reference.in_app_config and app is not None and hydra_main_folder(app) is None:
             return f"in the config_path of {reference.anchor}'s @hydra.main, which names none"
+        if reference.app_config_name and app is not None and hydra_main_name(app) is None:
+            return f"the config_name of {reference.anchor}'s @hydra.main, which names none"
         return None
 
     def _find(self, reference: Reference, referrer: Path) -> tuple[Path | None, str | None]:
@@ -118,9 +120,12 @@ class Workspace:
             return self._search(reference.path, referrer)
         app = self.resolve_reference(reference.anchor, referrer) if reference.anchor else None
         folder = hydra_main_folder(app) if app is not None else None
-        if app is None or folder is None:
+        name: str | None = reference.path
+        if app is not None and reference.app_config_name:
+            name = _yaml_name(hydra_main_name(app))
+        if app is None or folder is None or not name:
             return None, None
-        return self._pick([app.parent / folder / reference.path])
+        return self._pick([app.parent / folder / name])
 
     def _search(self, written: str, referrer: Path) -> tuple[Path | None, str | None]:
         return self._pick(self._tried(written, referrer))
@@ -159,16 +164,36 @@ _HYDRA_MAIN = re.compile(r"@hydra\.main\(([^)]*)\)")
 _CONFIG_PATH = re.compile(r"config_path\s*=\s*[\"']([^\"']*)[\"']")
 
 
+_CONFIG_NAME = re.compile(r"config_name\s*=\s*[\"']([^\"']+)[\"']")
+
+
 def hydra_main_folder(app: Path) -> str | None:
     """The ``config_path`` of an app's ``@hydra.main(...)``, read as text (never imported)."""
+    return _hydra_main_argument(app, _CONFIG_PATH)
+
+
+def hydra_main_name(app: Path) -> str | None:
+    """The ``config_name`` of an app's ``@hydra.main(...)``: the primary config Hydra loads
+    when the launch line names none."""
+    return _hydra_main_argument(app, _CONFIG_NAME)
+
+
+def _hydra_main_argument(app: Path, argument: re.Pattern[str]) -> str | None:
     try:
         with open_regular(app) as handle:
             text = handle.read(MAX_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return None
     decorator = _HYDRA_MAIN.search(text)
-    path = _CONFIG_PATH.search(decorator.group(1)) if decorator else None
-    return path.group(1) if path else None
+    found = argument.search(decorator.group(1)) if decorator else None
+    return found.group(1) if found else None
+
+
+def _yaml_name(name: str | None) -> str | None:
+    """``ppo_trainer`` → ``ppo_trainer.yaml`` (Hydra adds the suffix)."""
+    if name is None:
+        return None
+    return name if name.endswith((".yaml", ".yml")) else f"{name}.yaml"
 
 
 def _present(path: Path) -> bool:

@@ -2,8 +2,8 @@
 
 The goals of issue 14 hold on every run: no error a user did not deserve, no invented fact, no
 GPU workload passed in silence, no harmless value redacted. The share of labelled facts read
-is a floor that may only rise (most facts still unread are in formats scheduled for later:
-OpenRLHF, verl and llm.c flags, scripts that build their launch in variables).
+is a floor that may only rise (most facts still unread are in formats scheduled for later and
+in scripts that build their launch in heredocs or variables).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from tests.fresh.score import HERE, REPOS, Score, labels, names, score
 
 NAMES = names()
-FACTS_READ_FLOOR = 0.67  # labelled facts read right, all repositories together
+FACTS_READ_FLOOR = 0.82  # labelled facts read right, all repositories together
 STATED_RIGHT_FLOOR = 0.98  # of the labelled facts trainlint states, the share it states right
 
 

@@ -12,6 +12,7 @@ files are References, so they join the root's job; a composing config (the prima
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,24 @@ def _has_target(data: Any, depth: int) -> bool:
     return "_target_" in data or any(_has_target(v, depth + 1) for v in data.values())
 
 
-def parse(file: Input) -> Document:
+@dataclass(frozen=True)
+class Composed:
+    """A Hydra config as Hydra composes it: the merged, resolved view and where each key won.
+    Formats of Hydra apps (verl) read it with their own tables."""
+
+    composition: Composition
+    merged: Any
+    root: Root
+    path: Path
+    tree: Tree
+    package: KeyPath
+    group: tuple[str, ...]
+
+    def locate(self) -> Locate:
+        return locator(self.composition.merged)
+
+
+def composed(file: Input) -> Composed:
     """The file's composed view; a file of comments only (``# @package _global_``) is an
     empty config, one that is not a mapping a SourceError."""
     tree = config_tree(file.trees)
@@ -70,14 +88,28 @@ def parse(file: Input) -> Document:
     root, group = placement(path, tree.data)
     package = _own_package(file.text, group)
     composition = compose(root, path, tree, group, package)
-    doc = Document(file.path, name, recognise(file), _role(composition, group, file.text))
     merged = resolve(composition.merged.data)
-    doc.facts = lightning.read(merged, locator(composition.merged))
-    doc.references = _references(composition, root, path, tree, file.path)
-    trainer_path: KeyPath = () if package == ("trainer",) else ("trainer",)
-    if lightning.trainer_block(merged) or package == ("trainer",):  # another program's
-        doc.unknown_keys = near_misses(  # ``trainer:`` (verl's) has other keys
-            tree, lightning.TRAINER_KEYS, name, file.path, trainer_path
+    return Composed(composition, merged, root, path, tree, package, group)
+
+
+def document(file: Input, view: Composed, format_name: str, score: float) -> Document:
+    """A Document of the composed view, with its references and its role, but no facts: each
+    format reads the merged view in its own terms."""
+    role_ = _role(view.composition, view.group, file.text)
+    doc = Document(file.path, format_name, score, role_)
+    doc.references = _references(view.composition, view.root, view.path, view.tree, file.path)
+    return doc
+
+
+def parse(file: Input) -> Document:
+    """The composed view read with the Lightning table."""
+    view = composed(file)
+    doc = document(file, view, name, recognise(file))
+    doc.facts = lightning.read(view.merged, view.locate())
+    trainer_path: KeyPath = () if view.package == ("trainer",) else ("trainer",)
+    if lightning.trainer_block(view.merged) or view.package == ("trainer",):  # another
+        doc.unknown_keys = near_misses(  # program's ``trainer:`` (verl's) has other keys
+            view.tree, lightning.TRAINER_KEYS, name, file.path, trainer_path
         )
     return doc
 

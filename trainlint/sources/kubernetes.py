@@ -144,6 +144,7 @@ def _document(
     overrides: list[Override] = []
     if kind == "RayJob" and isinstance(spec.child("entrypoint").value, str):
         launch, references = _entrypoint(spec, file)
+        overrides = _entrypoint_overrides(spec, file)
     else:
         launch, references = _launch(container, file.path) if container else ([], [])
         overrides = _overrides(container, file.path) if container else []
@@ -277,9 +278,21 @@ def _entrypoint(spec: At, file: Input) -> Found:
     entry = spec.child("entrypoint")
     if not isinstance(entry.value, str):
         return [], []
+    return embedded.script_facts(entry.value, file.path, _origin(entry, file))
+
+
+def _entrypoint_overrides(spec: At, file: Input) -> list[Override]:
+    """The entrypoint's ``key=value`` overrides (``python -m verl.trainer.main_ppo
+    trainer.nnodes=2``), for the config it names to read: they beat that config."""
+    entry = spec.child("entrypoint")
+    if not isinstance(entry.value, str):
+        return []
+    return embedded.script_overrides(entry.value, file.path, _origin(entry, file))
+
+
+def _origin(entry: At, file: Input) -> tuple[int, int]:
     line, column = entry.tree.span(entry.path)
-    origin = embedded.value_origin(file.text, line, column) or (line, column)
-    return embedded.script_facts(entry.value, file.path, origin)
+    return embedded.value_origin(file.text, line, column) or (line, column)
 
 
 FORMAT = Format(

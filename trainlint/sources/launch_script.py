@@ -292,7 +292,15 @@ def launch_facts(
     facts += [fact for fact in launch.wrapper_facts if fact.pointer not in declared]
     if not any(fact.pointer == "/resources/gpus_per_node" for fact in launch.facts):
         facts += _visible_devices(launch, script, file)
-    return facts + program_facts(launch.program, file, _entry(launch))[0]
+    program = program_facts(launch.program, file, _entry(launch))[0]
+    return facts + [fact for fact in program if not _allocated(fact, declared)]
+
+
+def _allocated(fact: Fact, declared: set[str]) -> bool:
+    """A resource a ``#SBATCH`` header states is the allocation the job holds: a program's
+    flag (OpenRLHF's ``--actor.num_nodes``, the actor's share of a Ray cluster) says how the
+    program uses it, not what is held."""
+    return fact.pointer.startswith("/resources/") and fact.pointer in declared
 
 
 def launch_references(launch: Launch, file: str) -> list[Reference]:
@@ -310,6 +318,8 @@ def _hydra_reference(launch: Launch, file: str) -> list[Reference]:
         if flag in ("--config-path", "--config_path", "--config-name", "--config_name"):
             found[flag.replace("_", "-")] = (value, word)
     path, name = found.get("--config-path"), found.get("--config-name")
+    if name is None and path is None:
+        return _hydra_app_default(launch, file)
     if name is None or not isinstance(name[0], str):
         return []
     folder = path[0] if path is not None and isinstance(path[0], str) else "."
@@ -326,6 +336,24 @@ def _hydra_reference(launch: Launch, file: str) -> list[Reference]:
         return [replace(reference, path=f"<unknown>/{target}",
                         unresolved="its --config-path is a variable of unknown value")]  # fmt: skip
     return [reference]
+
+
+def _hydra_app_default(launch: Launch, file: str) -> list[Reference]:
+    """``python -m verl.trainer.main_ppo trainer.nnodes=2``: with no ``--config-name``, Hydra
+    loads the config its ``@hydra.main(config_name=...)`` names, and the overrides change its
+    values. Only value overrides (dotted keys): a group choice (``experiment=x``) recomposes
+    the config in a way its plain reading would not show."""
+    texts = [w.text for w in launch.program if w.text and not w.text.startswith("-")]
+    overrides = [_hydra_override(t) for t in texts if "=" in t or t.startswith("~")]
+    if not overrides or None in overrides or launch.entry is None or not launch.entry.text:
+        return []
+    script = launch.entry.text
+    app = f"{script.replace('.', '/')}.py" if launch.module else script
+    if not app.endswith(".py"):
+        return []
+    where = location(file, launch.entry)
+    return [Reference("(the config_name of its @hydra.main)", where, anchor=app,
+                      in_app_config=True, app_config_name=True)]  # fmt: skip
 
 
 _RUNS_SCRIPT = frozenset({"bash", "sh", "zsh", "source", ".", "sbatch", "srun"})
@@ -394,11 +422,16 @@ def program_facts(
     readers = flag_readers(entrypoint)
     facts: list[Fact] = []
     references: list[Reference] = []
-    for flag, value, word in _arguments(words):
+    stated: dict[str, tuple[str | bool, Location]] = {}
+    single_dash = any(reader.single_dash for reader in readers)
+    for flag, value, word in _arguments(words, single_dash):
         where = location(file, word)
         if flag is not None:
+            stated[flag] = (value, where)
             facts += _flag_facts(readers, flag, value, where)
             references += _flag_reference(flag, value, where)
+        elif isinstance(value, str) and (override := _hydra_override(value)) is not None:
+            facts += _flag_facts(_hydra_apps(readers), *override, where)
         elif (
             isinstance(value, str)
             and "=" not in value
@@ -406,7 +439,27 @@ def program_facts(
         ):  # nanoGPT ``train.py config/train_gpt2.py``; not ``deepy.py train.py a.yml``, not
             # an override ``data=coco.yaml`` (its tool resolves it, maybe from a package)
             references.append(Reference(value, where, "config"))
+    facts += [fact for reader in readers if reader.together for fact in reader.together(stated)]
     return facts, references
+
+
+_HYDRA_OVERRIDE = re.compile(r"(\+{0,2}[A-Za-z_][\w\-]*(?:\.[\w\-]+)+)=(.*)", re.DOTALL)
+_HYDRA_DELETE = re.compile(r"~[A-Za-z_][\w\-]*(?:\.[\w\-]+)*(?:=.*)?", re.DOTALL)
+
+
+def _hydra_override(text: str) -> tuple[str, str] | None:
+    """A Hydra override of a dotted key (``trainer.save_freq=20``, ``+a.b=1``) as (key,
+    value); a deletion (``~a.b``) as (``~a.b``, ""); None for any other word."""
+    if _HYDRA_DELETE.fullmatch(text):
+        return text.partition("=")[0], ""
+    match = _HYDRA_OVERRIDE.fullmatch(text)
+    return (match.group(1).lstrip("+"), match.group(2)) if match else None
+
+
+def _hydra_apps(readers: Sequence[Flags]) -> tuple[Flags, ...]:
+    """Only a format that names the entry point as a Hydra app reads its ``key=value``
+    overrides: for any other program such a word means nothing trainlint knows."""
+    return tuple(r for r in readers if r.entrypoints is not None and r.hydra_overrides)
 
 
 def program_defaults(launch: Launch, file: str) -> list[DocumentDefault]:
@@ -425,6 +478,8 @@ def program_overrides(words: Sequence[Word], file: str) -> list[Override]:
     for flag, value, word in _arguments(words):
         if flag is not None:
             found.append(_override(flag.lstrip("-"), value, location(file, word)))
+        elif isinstance(value, str) and _HYDRA_DELETE.fullmatch(value):
+            found.append(_override(value.partition("=")[0], "", location(file, word)))
         elif isinstance(value, str) and "=" in value and not value.startswith(("-", "+~")):
             key, _, assigned = value.partition("=")
             if re.fullmatch(r"\+{0,2}[\w.\-]+", key):
@@ -438,13 +493,21 @@ def _override(key: str, value: str | bool, where: Location) -> Override:
     return Override(key, safe, where)
 
 
-def _arguments(words: Sequence[Word]) -> Iterator[tuple[str | None, str | bool, Word]]:
-    """(``--flag``, its value or True, word) for options; (None, text, word) for positionals."""
+def _arguments(
+    words: Sequence[Word], single_dash: bool = False
+) -> Iterator[tuple[str | None, str | bool, Word]]:
+    """(``--flag``, its value or True, word) for options; (None, text, word) for positionals.
+    ``single_dash``: ``-b 64`` is an option too, always with a value (llm.c's binary)."""
     index = 0
     while index < len(words):
         word, text = words[index], words[index].text
         index += 1
         if text is None:
+            continue
+        if single_dash and re.fullmatch(r"-[A-Za-z]{1,2}", text) and index < len(words):
+            value_text, index = words[index].text, index + 1
+            if value_text is not None:
+                yield text, value_text, word
             continue
         if not (text.startswith("--") and len(text) > 2):
             if not text.startswith("-"):

@@ -93,6 +93,7 @@ class Reference:
     anchor: str | None = None
     unresolved: str | None = None  # why no one can look for it here, as its source knows
     in_app_config: bool = False  # relative to the anchor app's @hydra.main(config_path=...)
+    app_config_name: bool = False  # the config_name of that @hydra.main: no --config-name
 
 
 @dataclass(frozen=True)

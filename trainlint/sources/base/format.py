@@ -8,7 +8,7 @@ here, so mypy checks every format against one contract and nothing is looked up 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -43,6 +43,15 @@ class Flags:
     ``espnet2\\.bin\\.\\w+_train``); None for the flags of any program."""
     defaults: Callable[[Sequence[Fact]], list[DocumentDefault]] = no_defaults
     """The framework's defaults for what a launch line stating ``facts`` leaves unset."""
+    together: Callable[[Mapping[str, tuple[Any, Location]]], list[Fact]] | None = None
+    """Facts that only several flags state together (llm.c's ``-d`` tokens per step over
+    ``-t`` tokens per sequence is the global batch): every flag → (value, where)."""
+    hydra_overrides: bool = False
+    """Its program is a Hydra app: a launch line's ``key=value`` words are its settings too
+    (verl's ``trainer.nnodes=2``), read as flags named ``key``."""
+    single_dash: bool = False
+    """Its program takes ``-x value`` options (one dash, a letter or two, always a value:
+    llm.c's ``train_gpt2cu -b 64``) instead of ``--flag [value]``."""
 
     def reads_flags_of(self, entrypoint: str | None) -> bool:
         if self.entrypoints is None:

@@ -114,15 +114,21 @@ def pod_group(place: At, count_at: At, launcher: bool = False, default: int = 1)
 
 
 def ray_groups(spec: At) -> list[Group]:
-    """RayJob: the head pod plus each worker group's replicas."""
+    """RayJob: the head pod plus each worker group's replicas. The head is one pod by
+    definition (it has no ``replicas``): its count is stated by ``headGroupSpec`` itself."""
     cluster = spec.child("rayClusterSpec")
     head = cluster.child("headGroupSpec")
-    groups = [pod_group(head, head.child("replicas"), launcher=True)] if head.value else []
+    groups = [_one_pod(head)] if head.value else []
     workers = cluster.child("workerGroupSpecs")
     for index, _ in enumerate(_list(workers.value)):
         place = workers.child(index)
         groups.append(pod_group(place, place.child("replicas")))
     return groups
+
+
+def _one_pod(place: At) -> Group:
+    pod_spec = place.child("template", "spec")
+    return Group(1, place, pod_gpus(pod_spec), container(pod_spec), launcher=True)
 
 
 def resource_facts(groups: list[Group], file: str, max_nodes: At | None = None) -> list[Fact]:

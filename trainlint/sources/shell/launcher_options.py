@@ -280,7 +280,17 @@ def mpirun_facts(options: Sequence[LauncherOption], file: str) -> list[Fact]:
             facts.append(Fact("/resources/world_size", count, location))
         elif option.name in ("npernode", "ppn", "N") and (per := _positive(option.value)):
             facts.append(Fact("/resources/gpus_per_node", per, location))
+        elif option.name in ("host", "H") and (hosts := _hosts(option.value)):
+            facts.append(Fact("/resources/nodes", hosts, location))
     return facts
+
+
+def _hosts(value: Word | None) -> int | None:
+    """``--host h1:8,h2:8``: the number of distinct hosts the ranks run on."""
+    if value is None or not value.text:
+        return None
+    names = {entry.partition(":")[0] for entry in value.text.split(",") if entry.strip()}
+    return len(names) if names and all(names) else None
 
 
 _REFERENCE_OPTIONS: dict[str, Role] = {

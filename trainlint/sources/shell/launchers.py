@@ -132,7 +132,10 @@ def _other_program(words: list[Word], chain: _Chain) -> Launch | None:
     """A training program of another tool (``fairseq-train``, ``yolo detect train``,
     ``./train_gpt2cu``): a launch of its own kind, below every launcher trainlint reads. The
     program or its subcommand must say it trains; anything else is no launch."""
-    names = [w.text for w in words[:3] if w.text and _SUBCOMMAND.fullmatch(w.text)]
+    program = words[0].text or ""
+    names = [w.text for w in words[1:3] if w.text and _SUBCOMMAND.fullmatch(w.text)]
+    if _SUBCOMMAND.fullmatch(program.removeprefix("/")):  # ``/opt/llm.c/train_gpt2cu`` too
+        names.insert(0, program)
     kind = names[0].rsplit("/", 1)[-1] if names else ""
     if not names or kind in _NOT_LAUNCHERS:
         return None
@@ -167,8 +170,14 @@ def _debugpy_run(words: list[Word], chain: _Chain) -> Launch | None:
 
 
 def _ray(words: list[Word], chain: _Chain) -> Launch | None:
-    """``ray job submit [options] -- <command>``: the command runs on the Ray cluster."""
+    """``ray job submit [options] -- <command>``: the command runs on the Ray cluster.
+    ``ray start --head``/``--address``: a node joins the cluster, which is no training launch
+    (on SLURM the script's training entry point, run after it, is)."""
     texts = [w.text for w in words]
+    if texts[1:2] == ["start"]:
+        return Launch("ray", chain.command, words[0], words[0], program=words[1:],
+                      wrapper_facts=list(chain.wrapper_facts), env=list(chain.env), rank=0,
+                      purpose="cluster setup")  # fmt: skip
     if texts[1:3] != ["job", "submit"] or "--" not in texts:
         return None
     return _dispatch(words[texts.index("--") + 1 :], chain)
