@@ -92,3 +92,64 @@ def test_the_launch_script_reader_takes_any_chain(text: str) -> None:
     """The whole reader (launch analysis of every command, ``bash -c`` strings, redaction)."""
     doc = read_document(Input("run.sh", "#!/bin/bash\n" + text))
     assert isinstance(doc, Document | Skipped)
+
+
+VALUES = st.text(alphabet="abc8M-_", min_size=0, max_size=4)
+ITEMS = st.lists(
+    st.lists(st.text(alphabet="abz-=19", min_size=1, max_size=4), min_size=1, max_size=3),
+    min_size=0,
+    max_size=8,
+)
+
+
+@settings(FUZZ, max_examples=examples(100))
+@given(value=VALUES, other=VALUES, double=st.booleans(), equal=st.booleans())
+def test_a_test_on_known_values_takes_the_arm_bash_takes(
+    value: str, other: str, double: bool, equal: bool
+) -> None:
+    """``[ "$X" = "y" ]`` / ``[[ … != … ]]`` and ``case`` on values the script states: the arm
+    run is the one bash runs, read as straight-line code."""
+    op = ("==" if double else "=") if equal else "!="
+    test = f'[[ "$X" {op} "{other}" ]]' if double else f'[ "$X" {op} "{other}" ]'
+    text = (
+        f'X="{value}"\nif {test}; then R=yes; else R=no; fi\n'
+        f'case "$X" in "{other}") C=same ;; *) C=other ;; esac\necho $R $C\n'
+    )
+    same = value == other
+    assert words(text) == ["yes" if same == equal else "no", "same" if same else "other"]
+
+
+@settings(FUZZ, max_examples=examples(100))
+@given(items=ITEMS, quoted=st.booleans())
+def test_arrays_assembled_over_lines_expand_as_bash_does(
+    items: list[list[str]], quoted: bool
+) -> None:
+    """An array built with continuations and ``+=`` of multi-word items: ``"${A[@]}"`` keeps
+    each item one word, unquoted ``${A[@]}`` splits every item into its words."""
+    lines = ["A=(\\"]
+    for index, item in enumerate(items):
+        quoted_item = '"' + " ".join(item) + '"'
+        lines.append(f"  {quoted_item} \\" if index % 2 else f")\nA+=({quoted_item} \\")
+    lines.append(")")
+    use = '"${A[@]}"' if quoted else "${A[@]}"
+    text = "\n".join(lines) + f"\ntorchrun train.py {use}\n"
+    expected = [" ".join(i) for i in items] if quoted else [w for i in items for w in i]
+    assert words(text) == ["train.py", *expected]
+
+
+@settings(FUZZ, max_examples=examples(100))
+@given(
+    parts=st.lists(
+        st.one_of(st.just(None), st.text(alphabet="ab-19", min_size=1, max_size=4)), max_size=8
+    )
+)
+def test_a_partly_unknown_string_keeps_every_known_word(parts: list[str | None]) -> None:
+    """``OPTS="--a 1 $1 --b"`` split unquoted: each known word as written, one unknown word
+    where each unknown part stands alone."""
+    body = " ".join("$1" if part is None else part for part in parts)
+    text = f'OPTS="{body}"\ntorchrun train.py $OPTS\n'
+    assert words(text) == ["train.py", *parts]
+
+
+def words(text: str) -> list[str | None]:
+    return [w.text for w in parse_script(text).commands[-1].args]

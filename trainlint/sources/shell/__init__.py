@@ -2,7 +2,9 @@
 
 Built on tree-sitter-bash (error-tolerant; keeps arrays, ``[[ ]]``, heredocs, functions). The
 script is walked in text order with a variable table (``shell.walk``), so each command's words
-are expanded (``shell.words``) with the values in force where it appears. Nothing is executed.
+are expanded (``shell.words``) with the values in force where it appears; an ``if``/``case``
+the script's own values decide runs only its arm (``shell.conditions``), and an array a branch
+only appends to keeps its items. Nothing is executed.
 
 ``parse_script(text)`` is the entry point; ``parse_inline`` reads a ``bash -c`` string. The
 package's other modules read what a script runs: the training launch and its launcher's
@@ -28,6 +30,7 @@ from trainlint.sources.shell.words import (
     Value,
     Variables,
     Word,
+    known,
     position,
 )
 from trainlint.sources.structured import check_size
@@ -87,7 +90,10 @@ def parse_script(
     walker = Walker(text, Variables({}, environ or {}, prefixes), budget)
     walker.block(root, conditional=False, depth=0)
     script = Script(walker.commands, walker.assignments, list(_comments(root, text)))
-    script.variables = walker.vars.table()
+    script.variables = {
+        name: value if isinstance(value, tuple) else known(value)
+        for name, value in walker.vars.table().items()
+    }
     script.written = walker.written
     script.error = _first_error(root) if root.has_error else None
     return script

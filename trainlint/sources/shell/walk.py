@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import tree_sitter
 
 from trainlint.errors import SourceError
+from trainlint.sources.shell.conditions import case_arm, if_arm
 from trainlint.sources.shell.words import (
     MAX_ITEMS,
     Expander,
@@ -22,6 +23,7 @@ from trainlint.sources.shell.words import (
     Variables,
     Word,
     capped,
+    known,
     position,
 )
 
@@ -120,22 +122,30 @@ class Walker:
     def expander(self) -> Expander:
         return Expander(self.text, self.vars, self.budget)
 
-    def scoped(self, nodes: list[tree_sitter.Node], conditional: bool, depth: int) -> set[str]:
+    def scoped(
+        self, nodes: list[tree_sitter.Node], conditional: bool, depth: int
+    ) -> dict[str, Value]:
         """Walk ``nodes`` in a scope over the variables (an overlay, not a copy of the
-        table: linear in what the branch changes); the names they changed."""
+        table: linear in what the branch changes); the names they changed, with the values
+        they left (None for one they unset)."""
         before = self.vars
         self.vars = before.copy()
         for node in nodes:
             self.statement(node, conditional, depth + 1)
-        changed = self.vars.changed()
+        changed = {name: self.vars.get(name)[1] for name in self.vars.changed()}
         self.vars = before
         return changed
 
     def branch(self, node: tree_sitter.Node, conditional: bool, depth: int) -> None:
-        """if/case/loops/functions: any variable set inside is unknown afterwards.
+        """if/case/loops/functions: any variable set inside is unknown afterwards, but for an
+        array the branch only appended to (``A+=(…)``): its items before the branch stay,
+        followed by one unknown item. An if/case the script's own values decide
+        (``shell.conditions``) runs its one arm as straight-line code.
 
         Commands inside if/case/while are conditional; for-loop and function bodies inherit.
         """
+        if self.decided(node, conditional, depth):
+            return
         loop_variable = (
             node.child_by_field_name("variable") if node.type == "for_statement" else None
         )
@@ -143,11 +153,31 @@ class Walker:
             self.vars.assign(self.raw(loop_variable), None)
         conditional = conditional or node.type in _CONDITIONAL
         children = node.named_children
-        changed = self.scoped([c for c in children if c.type not in _ARMS], conditional, depth)
-        for arm in (c for c in children if c.type in _ARMS):
-            changed |= self.scoped(arm.named_children, conditional, depth)
-        for name in changed:
-            self.vars.assign(name, None)
+        scopes = [self.scoped([c for c in children if c.type not in _ARMS], conditional, depth)]
+        scopes += [
+            self.scoped(arm.named_children, conditional, depth)
+            for arm in children
+            if arm.type in _ARMS
+        ]
+        unknown = Word(None, self.raw(node).split(None, 1)[0], *position(node))
+        for name in set().union(*scopes):
+            before = self.vars.get(name)[1]
+            after = [scope.get(name, before) for scope in scopes]
+            self.vars.assign(name, _extended(before, after, unknown))
+
+    def decided(self, node: tree_sitter.Node, conditional: bool, depth: int) -> bool:
+        """Walk the one arm of an if/case the script decides; whether it did."""
+        if node.type == "if_statement":
+            arm = if_arm(node, self.expander())
+        elif node.type == "case_statement":
+            arm = case_arm(node, self.expander())
+        else:
+            return False
+        if arm is None:
+            return False
+        for child in arm:
+            self.statement(child, conditional, depth + 1)
+        return True
 
     def isolated(self, nodes: list[tree_sitter.Node], conditional: bool, depth: int) -> None:
         """Subshells and pipeline stages: commands count, assignments do not leak."""
@@ -212,7 +242,7 @@ class Walker:
         if value_node is None:
             return ""
         if value_node.type != "array":
-            text = capped(expander.resolve(value_node, 0))
+            text = capped(expander.partial(value_node, 0))
             source = value_node.end_byte - value_node.start_byte
             return text if text is None or self.budget.take(len(text) - source) else None
         items: list[Word] = []
@@ -302,8 +332,20 @@ class Walker:
                 self.vars.assign(self.raw(child), None)
 
 
+def _extended(before: Value, after: list[Value], unknown: Word) -> Value:
+    """A variable after a branch whose arms left it as ``after``: an array every arm kept as
+    a prefix keeps those items, plus ``unknown`` for what some arm may have appended."""
+    if not isinstance(before, tuple) or len(before) >= MAX_ITEMS:
+        return None
+    if not all(isinstance(a, tuple) and a[: len(before)] == before for a in after):
+        return None
+    grown = any(isinstance(a, tuple) and len(a) > len(before) for a in after)
+    return (*before, unknown) if grown else before
+
+
 def _text(value: Value) -> str | None:
-    return None if isinstance(value, tuple) else value
+    """A value as an assignment records it: a known string, else None."""
+    return None if isinstance(value, tuple) else known(value)
 
 
 def _append(old: Value, new: Value, budget: ExpansionBudget) -> Value:
