@@ -95,6 +95,7 @@ def parse(file: Input) -> Document:
     if launch is not None:
         facts += launch_facts(launch, header_facts, script, file.path)
         doc.references = launch_references(launch, file.path)
+        doc.program = _entry_script(launch, file.path)
         doc.overrides = program_overrides(launch.program, file.path)
         doc.defaults = program_defaults(launch, file.path)
     doc.references += script_references(script, file.path)
@@ -232,6 +233,8 @@ def keys() -> dict[str, list[str]]:
         "CUDA_VISIBLE_DEVICES": ["/resources/gpus_per_node"],
         "the launch command": ["/launcher/kind", "/launcher/entrypoint", "/launcher/command"],
         "flags after the entry script (--save_steps 10)": [_flag_formats()],
+        "flags the entry script (in the repository) defines that no format reads": [
+            "as its python argument definitions map them"],
         "--config, --config_file, --job.config_file (torchtitan), --deepspeed, "
         "positional *.yaml/*.json/*.toml, bash/srun/sbatch x.sh": [
             "(reference)"],
@@ -295,6 +298,18 @@ def launch_references(launch: Launch, file: str) -> list[Reference]:
     found = [*launch.references, *program_facts(launch.program, file, _entry(launch))[1]]
     found += _hydra_reference(launch, file)
     return [replace(r, path=redact_text(r.path)) for r in found]
+
+
+def _entry_script(launch: Launch, file: str) -> Reference | None:
+    """The Python script the launch runs, read for its own argument definitions when it is in
+    the repository (``sources.python.arguments``); its absence is no finding (an installed
+    program, code not checked in)."""
+    entry = launch.entry
+    if entry is None or not entry.text or launch.module or not entry.text.endswith(".py"):
+        return None
+    if launchers.opaque(launch):
+        return None
+    return Reference(entry.text, location(file, entry), optional=True)
 
 
 def _hydra_reference(launch: Launch, file: str) -> list[Reference]:
