@@ -153,3 +153,31 @@ def test_a_partly_unknown_string_keeps_every_known_word(parts: list[str | None])
 
 def words(text: str) -> list[str | None]:
     return [w.text for w in parse_script(text).commands[-1].args]
+
+
+FLAGS = st.lists(
+    st.tuples(
+        st.sampled_from(["--save_steps", "--logging_steps", "--max_steps", "--seed", "--x"]),
+        st.integers(1, 10_000),
+    ),
+    max_size=5,
+)
+
+
+@settings(FUZZ, max_examples=examples(60))
+@given(flags=FLAGS, gpus=st.integers(1, 16), run=st.sampled_from(['eval "$cmd"', "$cmd"]))
+def test_a_launch_built_in_a_heredoc_reads_as_the_same_launch_written_out(
+    flags: list[tuple[str, int]], gpus: int, run: str
+) -> None:
+    """``read -r -d '' cmd <<EOF … EOF`` then ``$cmd`` / ``eval "$cmd"``: the same facts as
+    the command written as a line of the script (continuations and variables included)."""
+    line = "torchrun --nproc_per_node $G \\\n  train.py " + " ".join(f"{f} {v}" for f, v in flags)
+    direct = f"G={gpus}\n{line}\n"
+    built = f"G={gpus}\nread -r -d '' cmd <<EOF\n{line}\nEOF\n{run}\n"
+    assert _values(direct) == _values(built)
+
+
+def _values(text: str) -> dict[str, object]:
+    doc = read_document(Input("run.sh", "#!/bin/bash\n" + text))
+    assert isinstance(doc, Document)
+    return {f.pointer: f.value for f in doc.facts if f.pointer != "/launcher/command"}

@@ -7,6 +7,7 @@ inside ``$(...)`` and heredoc bodies are not commands of the script.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -114,8 +115,8 @@ class Walker:
             self.chain(node, conditional, depth)
         elif kind in ("binary_expression", "unary_expression", "postfix_expression"):
             self.arithmetic_effects(node)
-        elif kind == "file_redirect":
-            self.redirect(node)
+        elif kind in ("file_redirect", "redirected_statement"):
+            self.redirection(node, conditional, depth)
         elif kind not in _SKIPPED:
             self.block(node, conditional, depth)
 
@@ -309,6 +310,41 @@ class Walker:
             if name in self.exported:
                 line, column = position(child)
                 self.assignments.append(Assignment(name, None, line, column, True, conditional))
+
+    def redirection(self, node: tree_sitter.Node, conditional: bool, depth: int) -> None:
+        """``> file`` (a file the script writes), or a statement with redirections (its
+        heredoc may fill a variable: ``heredoc_read``)."""
+        if node.type == "file_redirect":
+            self.redirect(node)
+            return
+        self.block(node, conditional, depth)
+        self.heredoc_read(node)
+
+    def heredoc_read(self, node: tree_sitter.Node) -> None:
+        """``read -r -d '' CMD <<EOF … EOF``: CMD holds the heredoc (a command built to be run
+        later with ``$CMD`` or ``eval``), read, never run; without ``-d ''`` its first line."""
+        body = node.child_by_field_name("body")
+        heredoc = next((c for c in node.named_children if c.type == "heredoc_redirect"), None)
+        if body is None or heredoc is None or body.type != "command":
+            return
+        words = [self.raw(c) for c in body.named_children]
+        if not words or words[0] != "read" or not words[-1].isidentifier():
+            return
+        value = self.heredoc_value(heredoc)
+        if value is None:
+            return
+        whole = any(a == "-d" and b in ("''", '""') for a, b in itertools.pairwise(words))
+        text = value if whole else value.split("\n", 1)[0]
+        self.vars.assign(words[-1], text.strip())
+
+    def heredoc_value(self, node: tree_sitter.Node) -> str | None:
+        """The text a ``heredoc_redirect`` feeds its command (see ``Expander.heredoc``)."""
+        body = next((c for c in node.named_children if c.type == "heredoc_body"), None)
+        start = next((c for c in node.named_children if c.type == "heredoc_start"), None)
+        if body is None:
+            return ""
+        quoted = start is not None and any(q in self.raw(start) for q in "'\"\\")
+        return self.raw(body) if quoted else self.expander().heredoc(body)
 
     def reader_effects(self, name: Word, args: list[Word]) -> None:
         """``read X``, ``mapfile A``, ``let X=..``, ``printf -v X``: X becomes unknown."""

@@ -332,6 +332,23 @@ class Expander:
         parts.append(_unescape_quoted(self.text[start:end]))
         return self.budget.join([part for part in parts if part], _span(node))
 
+    def heredoc(self, node: tree_sitter.Node) -> str | None:
+        """A ``heredoc_body`` as bash feeds it: expanded like a double-quoted string (its
+        unknown parts ``UNKNOWN``); the caller takes the raw text when the delimiter is quoted
+        (``<<'EOF'``: nothing is expanded)."""
+        parts: list[str] = []
+        start = node.start_byte
+        for child in node.named_children:
+            parts.append(_unescape_quoted(self.text[start : child.start_byte]))
+            raw = self.raw(child)
+            if child.type == "heredoc_content":
+                parts.append(_unescape_quoted(raw))
+            else:
+                parts += (raw[: len(raw) - len(raw.lstrip())], self._part(child, 1))
+            start = child.end_byte
+        parts.append(_unescape_quoted(self.text[start : node.end_byte]))
+        return self.budget.join([part for part in parts if part] or [""], _span(node))
+
     def _part(self, node: tree_sitter.Node, depth: int) -> str:
         """One part of a string or concatenation: its value, or ``UNKNOWN``."""
         text = self.partial(node, depth)

@@ -1,0 +1,51 @@
+"""Shell forms of real launch scripts (issue 22 item 7): commands built in heredocs, launch
+lines behind a prefix of unknown value, debugpy-run. Read statically; nothing is run."""
+
+from __future__ import annotations
+
+import pytest
+
+from trainlint.sources import read_document
+from trainlint.sources.base import Document, Input
+from trainlint.sources.shell import parse_script
+
+
+def facts(text: str) -> dict[str, object]:
+    doc = read_document(Input("run.sh", "#!/bin/bash\n" + text))
+    assert isinstance(doc, Document)
+    return {fact.pointer: fact.value for fact in doc.facts}
+
+
+@pytest.mark.parametrize("run", ['eval "$cmd"', "$cmd", "eval $cmd"])
+def test_a_command_built_in_a_heredoc_is_read_where_it_runs(run: str) -> None:
+    text = (
+        "N=8\nread -r -d '' cmd <<EOF\ntorchrun --nproc_per_node $N \\\n"
+        f"  train.py --save_steps 10\nEOF\n{run}\n"
+    )
+    found = facts(text)
+    assert found["/launcher/kind"] == "torchrun"
+    assert found["/resources/gpus_per_node"] == 8
+    assert found["/checkpoint/every_steps"] == 10.0
+
+
+def test_a_quoted_heredoc_delimiter_expands_nothing_and_read_without_d_takes_one_line() -> None:
+    text = (
+        "N=8\nread -r -d '' raw <<'EOF'\ntorchrun --nproc_per_node $N train.py\nEOF\n"
+        "read -r first <<EOF\nline one\nline two\nEOF\necho $raw $first\n"
+    )
+    echo = parse_script(text).commands[-1]
+    assert [w.text for w in echo.args] == [
+        "torchrun", "--nproc_per_node", "$N", "train.py", "line", "one",
+    ]  # fmt: skip
+
+
+def test_unknown_words_before_a_distributed_launcher_only_wrap_it() -> None:
+    text = '$PREFIX "${PROFILE_CMD[@]}" python -m torch.distributed.run --nproc_per_node 8 t.py\n'
+    found = facts(text)
+    assert (found["/launcher/kind"], found["/resources/gpus_per_node"]) == ("torchrun", 8)
+    assert "/launcher/kind" not in facts("$PREFIX python train.py --save_steps 4\n")
+
+
+def test_debugpy_run_of_a_script() -> None:
+    found = facts("debugpy-run -p :5678 train.py -- --save_steps 5\n")
+    assert (found["/launcher/entrypoint"], found["/checkpoint/every_steps"]) == ("train.py", 5.0)
