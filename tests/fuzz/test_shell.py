@@ -44,6 +44,11 @@ def statement(draw: st.DrawFn) -> str:
         f"export {name}", f"export {name}={word}", f"echo {words}", f'bash -c "${name}"',
         f"if x; then {name}={word}; fi", f"{name}={word} torchrun {words}", f"unset {name}",
         f"f() {{ {name}={word}; }}", f"( {name}={word} )", f"cat > {word}",
+        f'if [ "${name}" = x ]; then {name}={word}; fi',
+        f"case ${name} in x) {name}+=({words}) ;; esac",
+        f"read -r -d '' {name} <<EOF\n{words}\nEOF",
+        f"sbatch <<EOF\n{name}={word}\necho {words}\nEOF",
+        f'{name}="a $1 {word}"', f'bash -c "${{{name}}} torchrun {words}"',
     ]))  # fmt: skip
 
 

@@ -49,3 +49,28 @@ def test_unknown_words_before_a_distributed_launcher_only_wrap_it() -> None:
 def test_debugpy_run_of_a_script() -> None:
     found = facts("debugpy-run -p :5678 train.py -- --save_steps 5\n")
     assert (found["/launcher/entrypoint"], found["/checkpoint/every_steps"]) == ("train.py", 5.0)
+
+
+def test_a_script_fed_to_sbatch_through_a_heredoc_is_read_at_its_own_lines() -> None:
+    text = (
+        "N=8\nsbatch <<EOF\n#!/bin/bash\n#SBATCH --nodes=2\n"
+        "srun torchrun --nproc_per_node $N train.py --save_steps 10\nEOF\n"
+        "bash run.sh <<EOF\ntorchrun --nproc_per_node 2 other.py\nEOF\n"  # input, not a script
+    )
+    doc = read_document(Input("submit.sh", "#!/bin/bash\n" + text))
+    assert isinstance(doc, Document)
+    found = {fact.pointer: (fact.value, fact.location.line) for fact in doc.facts}
+    assert found["/launcher/kind"] == ("torchrun", 6)
+    assert found["/resources/gpus_per_node"] == (8, 6)
+    assert found["/launcher/entrypoint"] == ("train.py", 6)
+
+
+def test_bash_c_of_a_partly_unknown_string_reads_its_known_commands() -> None:
+    text = (
+        'CMD="\ncd ${MEGATRON_PATH};\nexport PYTHONPATH=${MEGATRON_PATH}:${PYTHONPATH};\n'
+        'torchrun --nproc_per_node 4 ${MEGATRON_PATH}/train.py --save_steps 7"\n'
+        'srun bash -x -c "${CMD}"\n'
+    )
+    found = facts(text)
+    assert (found["/launcher/kind"], found["/resources/gpus_per_node"]) == ("torchrun", 4)
+    assert found["/checkpoint/every_steps"] == 7.0

@@ -232,7 +232,9 @@ def keys() -> dict[str, list[str]]:
         "mpirun -n, -npernode, -x": ["/resources/world_size", "/resources/gpus_per_node", "/env"],
         "CUDA_VISIBLE_DEVICES": ["/resources/gpus_per_node"],
         "the launch command": ["/launcher/kind", "/launcher/entrypoint", "/launcher/command"],
-        "a launch built in a heredoc (read -r -d '' CMD <<EOF; $CMD or eval), behind prefixes "
+        "a script fed to sbatch/bash through a heredoc (sbatch <<EOF), bash -c of a partly "
+        "known string, a launch built in a heredoc (read -r -d '' CMD <<EOF; $CMD or eval), "
+        "behind prefixes "
         "of unknown value ($PREFIX torchrun), under debugpy-run; an if/case the script's own "
         "values decide": ["read as the launch command"],
         "flags after the entry script (--save_steps 10)": [_flag_formats()],

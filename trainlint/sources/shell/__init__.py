@@ -22,10 +22,11 @@ from functools import cache, lru_cache
 import tree_sitter
 import tree_sitter_bash
 
-from trainlint.sources.shell.walk import Assignment, Command, Walker, descendants
+from trainlint.sources.shell.walk import Assignment, Command, FedScript, Walker, descendants
 from trainlint.sources.shell.words import (
     BUDGET_BASE,
     INLINE_BUDGET_BASE,
+    UNKNOWN,
     ExpansionBudget,
     Value,
     Variables,
@@ -78,11 +79,14 @@ def parse_script(
     environ: Mapping[str, str | None] | None = None,
     prefixes: tuple[str, ...] = (),
     budget_base: int = BUDGET_BASE,
+    nesting: int = 0,
 ) -> Script:
     """Read a bash script; ``environ``/``prefixes`` name variables set outside it.
 
     Expansion may outgrow the text by ``budget_base`` plus ``PER_CHARACTER`` characters per
-    character of it (``shell.words.ExpansionBudget``); past that, values are unknown.
+    character of it (``shell.words.ExpansionBudget``); past that, values are unknown. A script
+    fed to sbatch or a shell through a heredoc (``sbatch <<EOF``) is read as well, ``nesting``
+    levels deep at most, its commands among the script's at their own lines.
     """
     check_size(text)
     root = _parser().parse(_ascii(text)).root_node
@@ -95,6 +99,9 @@ def parse_script(
         for name, value in walker.vars.table().items()
     }
     script.written = walker.written
+    if nesting < MAX_FED_NESTING:
+        for fed in walker.fed:
+            script.commands += _fed_commands(fed, environ or {}, prefixes, nesting + 1)
     script.error = _first_error(root) if root.has_error else None
     return script
 
@@ -107,10 +114,13 @@ def parse_inline(
     Its expansion budget is in proportion to the string alone, and a string read once is not
     read again: a script running the same ``bash -c "$X"`` thousands of times must not get a
     script's budget, or a parse, for each one."""
-    if word.text is None:
+    text = word.text
+    if text is None and word.partial is not None:  # ``bash -c "cd $UNSET; torchrun …"``
+        text = word.partial.replace(UNKNOWN, _UNKNOWN_TEXT)
+    if text is None:
         return []
     known = tuple(sorted((environ or {}).items(), key=lambda item: item[0]))
-    commands = _inline_commands(word.text, known, prefixes)
+    commands = _inline_commands(text, known, prefixes)
     return [_relocate(command, word.line, word.column) for command in commands]
 
 
@@ -119,6 +129,34 @@ def _inline_commands(
     text: str, environ: tuple[tuple[str, str | None], ...], prefixes: tuple[str, ...]
 ) -> tuple[Command, ...]:
     return tuple(parse_script(text, dict(environ), prefixes, INLINE_BUDGET_BASE).commands)
+
+
+MAX_FED_NESTING = 4
+# Stands for an unknown part of a fed script's text: a variable no script sets, so the fed
+# script's reader sees an unknown value there (``shell.words.UNKNOWN`` is not bash text).
+_UNKNOWN_TEXT = "${__TRAINLINT_UNKNOWN__}"
+
+
+def _fed_commands(
+    fed: FedScript, environ: Mapping[str, str | None], prefixes: tuple[str, ...], nesting: int
+) -> list[Command]:
+    """The commands of a heredoc-fed script, at the lines they have in the outer script."""
+    text = fed.text.replace(UNKNOWN, _UNKNOWN_TEXT)
+    inner = parse_script(text, environ, prefixes, INLINE_BUDGET_BASE, nesting)
+    offset = fed.line - 1
+
+    def move(w: Word) -> Word:
+        return replace(w, line=w.line + offset)
+
+    def moved(command: Command) -> Command:
+        env = tuple(replace(a, line=a.line + offset) for a in command.env)
+        args = tuple(map(move, command.args))
+        conditional = command.conditional or fed.conditional
+        line = command.line + offset
+        return replace(command, name=move(command.name), args=args, env=env, line=line,
+                       conditional=conditional)  # fmt: skip
+
+    return [moved(command) for command in inner.commands]
 
 
 def _relocate(command: Command, line: int, column: int) -> Command:

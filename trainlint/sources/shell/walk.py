@@ -61,6 +61,17 @@ class Command:
         return (self.name, *self.args)
 
 
+@dataclass(frozen=True)
+class FedScript:
+    """A script fed to ``program`` (sbatch, bash) through a heredoc starting at ``line``."""
+
+    text: str
+    line: int
+    program: str
+    conditional: bool
+
+
+_FED_PROGRAMS = frozenset({"sbatch", "bash", "sh"})
 _ARMS = {"elif_clause", "else_clause", "case_item"}
 _BRANCHES = {
     "if_statement", "case_statement", "while_statement", "for_statement",
@@ -87,6 +98,7 @@ class Walker:
         self.commands: list[Command] = []
         self.assignments: list[Assignment] = []
         self.written: list[str] = []  # files the script writes (``> ds_config.json``)
+        self.fed: list[FedScript] = []  # scripts fed to a shell or sbatch through a heredoc
 
     def raw(self, node: tree_sitter.Node) -> str:
         return self.text[node.start_byte : node.end_byte]
@@ -319,6 +331,7 @@ class Walker:
             return
         self.block(node, conditional, depth)
         self.heredoc_read(node)
+        self.heredoc_script(node, conditional)
 
     def heredoc_read(self, node: tree_sitter.Node) -> None:
         """``read -r -d '' CMD <<EOF … EOF``: CMD holds the heredoc (a command built to be run
@@ -336,6 +349,24 @@ class Walker:
         whole = any(a == "-d" and b in ("''", '""') for a, b in itertools.pairwise(words))
         text = value if whole else value.split("\n", 1)[0]
         self.vars.assign(words[-1], text.strip())
+
+    def heredoc_script(self, node: tree_sitter.Node, conditional: bool) -> None:
+        """``sbatch <<EOF … EOF`` / ``bash <<EOF``: a script inside the script, kept (as bash
+        would feed it, expanded unless the delimiter is quoted) for ``parse_script`` to read."""
+        body = node.child_by_field_name("body")
+        heredoc = next((c for c in node.named_children if c.type == "heredoc_redirect"), None)
+        if body is None or heredoc is None or body.type != "command":
+            return
+        words = [self.raw(c) for c in body.named_children]
+        if not words or words[0].rsplit("/", 1)[-1] not in _FED_PROGRAMS:
+            return
+        if any(not w.startswith("-") for w in words[1:]):
+            return  # ``bash run.sh <<EOF``: the heredoc is the script's input, not a script
+        content = next((c for c in heredoc.named_children if c.type == "heredoc_body"), None)
+        text = self.heredoc_value(heredoc)
+        if content is not None and text is not None:
+            line = position(content)[0]
+            self.fed.append(FedScript(text, line, words[0], conditional))
 
     def heredoc_value(self, node: tree_sitter.Node) -> str | None:
         """The text a ``heredoc_redirect`` feeds its command (see ``Expander.heredoc``)."""

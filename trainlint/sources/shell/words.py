@@ -86,6 +86,7 @@ class Word:
     raw: str
     line: int
     column: int
+    partial: str | None = None  # an unknown word's text with ``UNKNOWN`` for what is unknown
 
 
 # A variable's value: a string, an array of words, or None (set, value unknown).
@@ -227,8 +228,10 @@ class Expander:
         if text is None:
             return unknown
         if not _splits(node):
-            if UNKNOWN in text or not self.budget.take(len(text) - len(raw)):
+            if not self.budget.take(len(text) - len(raw)):
                 return unknown
+            if UNKNOWN in text:  # kept for a reader of its known parts (``bash -c "$CMD"``)
+                return [Word(None, raw, line, column, partial=text)]
             return [Word(text, raw, line, column)]
         parts = self._split(text, len(raw))
         if parts is None:
