@@ -51,6 +51,9 @@ _NAME_HINT = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)", re.MU
 _DS_HINT = re.compile(r"[\"'](?:zero_optimization|train_micro_batch_size_per_gpu)[\"']")
 _DS_KEYS = frozenset(str(path[0]) for path in deepspeed.TABLE if path)
 _PYTEST_MODULE = re.compile(r"^(?:test_\w*|\w+_test|conftest)\.py$")
+# nanoGPT's bench.py: the model's globals, timed for a few steps. Python only: a Kubernetes
+# "tensorflow-benchmarks" job does train.
+_BENCHMARK_MODULE = re.compile(r"^bench(?:mark)?(?:_\w*)?\.py$")
 _PURE_CONFIG = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Import, ast.ImportFrom, ast.Pass)
 
 
@@ -150,10 +153,13 @@ def _not_a_run(path: str, tree: ast.Module, library_classes: bool) -> str | None
     module (``tests/test_sft_trainer.py`` builds tiny trainers to test a library), or a module
     that only extends argument classes (``class GRPOConfig(TrainingArguments)`` in
     ``trl/trainer/grpo_config.py``: a library's defaults, which its users' runs override) and
-    runs nothing. A project's own ``@dataclass class TrainConfig:`` of defaults stays a run's
-    config. Either is still read when a job references it."""
+    runs nothing, or a benchmark script (``bench.py``). A project's own ``@dataclass class
+    TrainConfig:`` of defaults stays a run's config. Each is still read when a job references
+    it."""
     if _PYTEST_MODULE.match(path.rsplit("/", 1)[-1]):
         return "tests (a pytest module), not a training run"
+    if _BENCHMARK_MODULE.match(path.rsplit("/", 1)[-1]):
+        return "a benchmark (a short timed loop of the model), not a training run"
     if library_classes and not any(map(_runs_something, tree.body)):
         return "extends argument classes and runs nothing (library code), not a training run"
     return None
