@@ -123,6 +123,7 @@ def _closure(
     seen = {resolved(path)}
     order = [(path, doc)]
     missing: list[MissingReference | UnresolvedReference] = []
+    programs: set[Path] = set()
     queue = deque(order)
     while queue:
         current_path, current = queue.popleft()
@@ -137,6 +138,8 @@ def _closure(
             if resolved(target) in seen:
                 continue
             seen.add(resolved(target))
+            if reference is current.program:
+                programs.add(target)
             child = _as_member(space.load(target), target)
             if reference.role == "member":
                 child = _member(child)
@@ -144,7 +147,10 @@ def _closure(
                 child = replace(child, role="config")  # a sourced script lends, never launches
             order.append((target, child))
             queue.append((target, child))
-    return order, missing
+    # A launched script's own values (module globals, argument defaults) are what its configs
+    # and flags override (nanoGPT's train.py globals under config/*.py): first among equals.
+    ranked = [order[0], *(o for o in order[1:] if o[0] in programs)]
+    return ranked + [o for o in order[1:] if o[0] not in programs], missing
 
 
 def _as_member(loaded: Document | Skipped, target: Path) -> Document:

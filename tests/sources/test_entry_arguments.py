@@ -79,3 +79,18 @@ def test_an_argparse_script_alone_roots_no_job_and_is_never_broken() -> None:
     assert doc.arguments["epochs"].name == "epochs"
     broken = read_document(Input("x.py", "parser.add_argument('--epochs', default=3\n"))
     assert not isinstance(broken, Document) or not broken.errors
+
+
+def test_a_config_the_launch_names_overrides_the_entry_scripts_own_globals(in_tmp: Path) -> None:
+    """nanoGPT: train.py's globals are what ``config/*.py`` (exec'd into it) overrides."""
+    (in_tmp / "config").mkdir()
+    (in_tmp / "train.py").write_text(
+        "batch_size = 12\nblock_size = 1024\nn_layer = 12\nn_embd = 768\nmax_iters = 600000\n"
+        "eval_interval = 2000\n"
+    )
+    (in_tmp / "config" / "train_small.py").write_text("batch_size = 64\nmax_iters = 5000\n")
+    launch = "#!/bin/bash\ntorchrun --nproc_per_node=8 train.py config/train_small.py\n"
+    job = _job_of(in_tmp, "run.sh", launch)
+    assert (job.training.micro_batch_size, job.training.max_steps) == (64, 5000)
+    assert job.model.layers == 12  # train.py's own, where the config says nothing
+    assert job.provenance["/training/micro_batch_size"].file == "config/train_small.py"
