@@ -74,3 +74,24 @@ def test_bash_c_of_a_partly_unknown_string_reads_its_known_commands() -> None:
     found = facts(text)
     assert (found["/launcher/kind"], found["/resources/gpus_per_node"]) == ("torchrun", 4)
     assert found["/checkpoint/every_steps"] == 7.0
+
+
+def test_the_sbatch_headers_of_a_heredoc_fed_script_are_the_jobs() -> None:
+    text = (
+        "# submit with: bash submit.sh\nN=8\nsbatch <<EOF\n#!/bin/bash\n#SBATCH --nodes=2\n"
+        "#SBATCH --gres=gpu:h100:8\n#SBATCH --time=04:00:00\n"
+        "srun torchrun --nnodes 2 --nproc_per_node $N train.py\nEOF\n"
+    )
+    doc = read_document(Input("submit.sh", "#!/bin/bash\n" + text))
+    assert isinstance(doc, Document)
+    found = {fact.pointer: (fact.value, fact.location.line) for fact in doc.facts}
+    assert found["/resources/time_limit_s"] == (14400.0, 8)
+    assert found["/resources/gpu/model"] == ("H100-SXM", 7)
+    assert found["/resources/scheduler"] == ("slurm", 6)
+
+
+@pytest.mark.parametrize("gres", ["gpu:your_own_gpu_per_node", "gpu:<gpus>", "gpu:CHANGEME_type"])
+def test_a_template_blank_in_gres_requests_no_gpu_count(gres: str) -> None:
+    found = facts(f"#SBATCH --gres={gres}\nsrun python train.py --save_steps 5\n")
+    assert "/resources/gpus_per_node" not in found or found["/resources/gpus_per_node"] is None
+    assert "/resources/gpus_per_node" in facts("#SBATCH --gres=gpu:a100\nsrun python t.py\n")

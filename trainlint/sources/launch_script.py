@@ -65,8 +65,9 @@ def parse(file: Input) -> Document:
     # expects an allocation, so their defaults are not their values.
     prefixes = ("SLURM_",)
     script = shell.parse_script(file.text, {}, prefixes)
-    headers = slurm.header_options(
-        [c for c in script.comments if c.line < _first_statement(script)]
+    # Its own #SBATCH headers, else those of the script it submits with ``sbatch <<EOF``.
+    headers = slurm.header_options(script.leading_comments()) or slurm.header_options(
+        script.batch_headers
     )
     header_facts = slurm.resource_facts(headers, file.path)
     environ: dict[str, str | None] = {}
@@ -250,12 +251,6 @@ def _flag_formats() -> str:
     """Which formats read a program's flags, in the order a launch line asks them."""
     names = [fmt.name for fmt in all_sources() if fmt.flags is not None]
     return "read by " + ", else ".join(names)
-
-
-def _first_statement(script: Script) -> float:
-    """sbatch reads ``#SBATCH`` lines only until the first command or assignment."""
-    lines = [c.line for c in script.commands] + [a.line for a in script.assignments]
-    return min(lines, default=float("inf"))
 
 
 def _uses_srun(script: Script) -> bool:

@@ -63,6 +63,15 @@ class Script:
     variables: dict[str, Value] = field(default_factory=dict)
     error: tuple[int, int] | None = None  # first syntax error (line, column), if any
     written: list[str] = field(default_factory=list)  # files it writes (``> x.json``)
+    batch_headers: list[ScriptComment] = field(default_factory=list)
+    """The leading comments (``#SBATCH`` headers) of a script it feeds to ``sbatch <<EOF``,
+    at their lines in this script."""
+
+    def leading_comments(self) -> list[ScriptComment]:
+        """The comments before the first statement: where sbatch reads ``#SBATCH`` lines."""
+        lines = [c.line for c in self.commands] + [a.line for a in self.assignments]
+        first = min(lines, default=float("inf"))
+        return [c for c in self.comments if c.line < first]
 
     @property
     def exports(self) -> list[Assignment]:
@@ -101,7 +110,10 @@ def parse_script(
     script.written = walker.written
     if nesting < MAX_FED_NESTING:
         for fed in walker.fed:
-            script.commands += _fed_commands(fed, environ or {}, prefixes, nesting + 1)
+            inner = _fed_script(fed, environ or {}, prefixes, nesting + 1)
+            script.commands += inner.commands
+            if fed.program.rsplit("/", 1)[-1] == "sbatch":
+                script.batch_headers += inner.leading_comments()
     script.error = _first_error(root) if root.has_error else None
     return script
 
@@ -137,10 +149,11 @@ MAX_FED_NESTING = 4
 _UNKNOWN_TEXT = "${__TRAINLINT_UNKNOWN__}"
 
 
-def _fed_commands(
+def _fed_script(
     fed: FedScript, environ: Mapping[str, str | None], prefixes: tuple[str, ...], nesting: int
-) -> list[Command]:
-    """The commands of a heredoc-fed script, at the lines they have in the outer script."""
+) -> Script:
+    """A heredoc-fed script, its commands and comments at the lines they have in the outer
+    script."""
     text = fed.text.replace(UNKNOWN, _UNKNOWN_TEXT)
     inner = parse_script(text, environ, prefixes, INLINE_BUDGET_BASE, nesting)
     offset = fed.line - 1
@@ -156,7 +169,9 @@ def _fed_commands(
         return replace(command, name=move(command.name), args=args, env=env, line=line,
                        conditional=conditional)  # fmt: skip
 
-    return [moved(command) for command in inner.commands]
+    inner.commands = [moved(command) for command in inner.commands]
+    inner.comments = [replace(c, line=c.line + offset) for c in inner.comments]
+    return inner
 
 
 def _relocate(command: Command, line: int, column: int) -> Command:
