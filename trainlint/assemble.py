@@ -35,6 +35,7 @@ from trainlint.sources import FORCED, broken, override_facts
 from trainlint.sources.base import PRECEDENCE, RUN_SETTINGS, Document, Fact, Reference, Skipped
 from trainlint.sources.base import purpose as _purpose
 from trainlint.sources.base.redact import redact_fact
+from trainlint.sources.python.arguments import argument_facts
 
 
 def assemble(paths: Iterable[Path], workspace: Workspace | None = None) -> list[Job]:
@@ -122,17 +123,23 @@ def _closure(
     seen = {resolved(path)}
     order = [(path, doc)]
     missing: list[MissingReference | UnresolvedReference] = []
+    programs: set[Path] = set()
     queue = deque(order)
     while queue:
         current_path, current = queue.popleft()
-        for reference in current.references:
+        program = [current.program] if current.program is not None else []
+        for reference in [*current.references, *program]:
             target = space.locate(reference, current_path)
+            if target is None and reference.optional:
+                continue
             if target is None:
                 missing.append(_missing(reference, space.unresolvable(reference, current_path)))
                 continue
             if resolved(target) in seen:
                 continue
             seen.add(resolved(target))
+            if reference is current.program:
+                programs.add(target)
             child = _as_member(space.load(target), target)
             if reference.role == "member":
                 child = _member(child)
@@ -140,7 +147,10 @@ def _closure(
                 child = replace(child, role="config")  # a sourced script lends, never launches
             order.append((target, child))
             queue.append((target, child))
-    return order, missing
+    # A launched script's own values (module globals, argument defaults) are what its configs
+    # and flags override (nanoGPT's train.py globals under config/*.py): first among equals.
+    ranked = [order[0], *(o for o in order[1:] if o[0] in programs)]
+    return ranked + [o for o in order[1:] if o[0] not in programs], missing
 
 
 def _as_member(loaded: Document | Skipped, target: Path) -> Document:
@@ -184,6 +194,8 @@ def build_job(
             winners[fact.pointer] = fact
     for fact in _override_facts(documents):  # the command line beats every config it names
         winners[fact.pointer] = fact
+    for fact in _argument_facts(documents):  # the entry script's own flags: what no format read
+        winners.setdefault(fact.pointer, fact)
     tree: dict[str, Any] = {
         "id": entry.path,
         "sources": [SourceFile(path=d.path, format=d.format, role=d.role) for d in documents],
@@ -281,6 +293,19 @@ def _override_facts(documents: list[Document]) -> list[Fact]:
         for override in overrides
         for fmt in sorted(formats)
         for fact in override_facts(fmt, override)
+    ]
+
+
+def _argument_facts(documents: list[Document]) -> list[Fact]:
+    """The launch line's flags read through the arguments its entry script defines."""
+    overrides = [o for doc in documents if doc.role == "entrypoint" for o in doc.overrides]
+    defined = [doc.arguments for doc in documents if doc.arguments]
+    return [
+        redact_fact(fact)
+        for arguments in defined
+        for override in overrides
+        if override.key in arguments
+        for fact in argument_facts(arguments[override.key], override.value, override.location)
     ]
 
 

@@ -4,9 +4,11 @@
 #   Fires once per debug setting left on in a training job: an environment variable set to a
 #   debug level, or a framework log level of debug, detail or trace. The variables, their
 #   values and the levels are pack parameters (by default NCCL_DEBUG=INFO/TRACE,
-#   TORCH_DISTRIBUTED_DEBUG=DETAIL/INFO, TORCH_CPP_LOG_LEVEL=INFO), read from launch scripts,
-#   manifests, SkyPilot envs or os.environ. The message names the setting and the fix; the
-#   cost is an assumed share of the run (overhead_fraction), labelled as assumed.
+#   TORCH_DISTRIBUTED_DEBUG=DETAIL/INFO, TORCH_CPP_LOG_LEVEL=INFO, TRANSFORMERS_VERBOSITY=debug,
+#   RAY_LOGGING_LEVEL=DEBUG, RAY_BACKEND_LOG_LEVEL=debug/trace), read from launch scripts,
+#   manifests, SkyPilot envs or os.environ. NCCL_DEBUG_SUBSYS is not one: it only filters
+#   what NCCL_DEBUG=INFO prints. The message names the setting and the fix; the cost is an
+#   assumed share of the run (overhead_fraction), labelled as assumed.
 # related_resources:
 #   - ref: https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/troubleshooting/logging.html
 #     description: NCCL logging - VERSION, WARN (production minimum), INFO, TRACE
@@ -14,6 +16,10 @@
 #     description: PyTorch, debugging torch.distributed applications (TORCH_DISTRIBUTED_DEBUG)
 #   - ref: https://docs.pytorch.org/docs/stable/debugging_environment_variables.html
 #     description: PyTorch debugging environment variables (TORCH_CPP_LOG_LEVEL)
+#   - ref: https://huggingface.co/docs/transformers/main_classes/logging
+#     description: Transformers logging (TRANSFORMERS_VERBOSITY)
+#   - ref: https://docs.ray.io/en/latest/ray-observability/user-guides/configure-logging.html
+#     description: Ray logging (RAY_LOGGING_LEVEL, RAY_BACKEND_LOG_LEVEL)
 # custom:
 #   id: TL302
 #   severity: warning
@@ -21,7 +27,8 @@
 #   why: |
 #     NCCL_DEBUG=INFO makes every rank write its topology, channel and transport setup and
 #     TRACE logs calls as they happen; TORCH_DISTRIBUTED_DEBUG=DETAIL wraps every collective in
-#     extra consistency checks and logging; TORCH_CPP_LOG_LEVEL=INFO floods the c10 log. On a
+#     extra consistency checks and logging; TORCH_CPP_LOG_LEVEL=INFO floods the c10 log;
+#     TRANSFORMERS_VERBOSITY=debug and Ray's DEBUG levels log every step's internals. On a
 #     multi-node job that is megabytes of log per rank, extra synchronisation on the hot path
 #     and log volume that buries the one warning that matters. These switches are meant for
 #     reproducing a hang, not for a production run that is billed by the GPU-hour.

@@ -55,3 +55,9 @@ test_levels_come_from_params if {
 	result := findings with input as {"env": {"NCCL_DEBUG": "WARN"}} with data.trainlint.params.debug_logging.env as env
 	count(result) == 1
 }
+
+test_framework_debug_levels if {
+	job := {"env": {"RAY_LOGGING_LEVEL": "debug", "TRANSFORMERS_VERBOSITY": "DEBUG", "RAY_BACKEND_LOG_LEVEL": "trace", "NCCL_DEBUG_SUBSYS": "ALL"}}
+	result := findings with input as job
+	{f.pointer | some f in result} == {"/env/RAY_LOGGING_LEVEL", "/env/TRANSFORMERS_VERBOSITY", "/env/RAY_BACKEND_LOG_LEVEL"}
+}

@@ -44,6 +44,11 @@ def statement(draw: st.DrawFn) -> str:
         f"export {name}", f"export {name}={word}", f"echo {words}", f'bash -c "${name}"',
         f"if x; then {name}={word}; fi", f"{name}={word} torchrun {words}", f"unset {name}",
         f"f() {{ {name}={word}; }}", f"( {name}={word} )", f"cat > {word}",
+        f'if [ "${name}" = x ]; then {name}={word}; fi',
+        f"case ${name} in x) {name}+=({words}) ;; esac",
+        f"read -r -d '' {name} <<EOF\n{words}\nEOF",
+        f"sbatch <<EOF\n{name}={word}\necho {words}\nEOF",
+        f'{name}="a $1 {word}"', f'bash -c "${{{name}}} torchrun {words}"',
     ]))  # fmt: skip
 
 
@@ -92,3 +97,92 @@ def test_the_launch_script_reader_takes_any_chain(text: str) -> None:
     """The whole reader (launch analysis of every command, ``bash -c`` strings, redaction)."""
     doc = read_document(Input("run.sh", "#!/bin/bash\n" + text))
     assert isinstance(doc, Document | Skipped)
+
+
+VALUES = st.text(alphabet="abc8M-_", min_size=0, max_size=4)
+ITEMS = st.lists(
+    st.lists(st.text(alphabet="abz-=19", min_size=1, max_size=4), min_size=1, max_size=3),
+    min_size=0,
+    max_size=8,
+)
+
+
+@settings(FUZZ, max_examples=examples(100))
+@given(value=VALUES, other=VALUES, double=st.booleans(), equal=st.booleans())
+def test_a_test_on_known_values_takes_the_arm_bash_takes(
+    value: str, other: str, double: bool, equal: bool
+) -> None:
+    """``[ "$X" = "y" ]`` / ``[[ … != … ]]`` and ``case`` on values the script states: the arm
+    run is the one bash runs, read as straight-line code."""
+    op = ("==" if double else "=") if equal else "!="
+    test = f'[[ "$X" {op} "{other}" ]]' if double else f'[ "$X" {op} "{other}" ]'
+    text = (
+        f'X="{value}"\nif {test}; then R=yes; else R=no; fi\n'
+        f'case "$X" in "{other}") C=same ;; *) C=other ;; esac\necho $R $C\n'
+    )
+    same = value == other
+    assert words(text) == ["yes" if same == equal else "no", "same" if same else "other"]
+
+
+@settings(FUZZ, max_examples=examples(100))
+@given(items=ITEMS, quoted=st.booleans())
+def test_arrays_assembled_over_lines_expand_as_bash_does(
+    items: list[list[str]], quoted: bool
+) -> None:
+    """An array built with continuations and ``+=`` of multi-word items: ``"${A[@]}"`` keeps
+    each item one word, unquoted ``${A[@]}`` splits every item into its words."""
+    lines = ["A=(\\"]
+    for index, item in enumerate(items):
+        quoted_item = '"' + " ".join(item) + '"'
+        lines.append(f"  {quoted_item} \\" if index % 2 else f")\nA+=({quoted_item} \\")
+    lines.append(")")
+    use = '"${A[@]}"' if quoted else "${A[@]}"
+    text = "\n".join(lines) + f"\ntorchrun train.py {use}\n"
+    expected = [" ".join(i) for i in items] if quoted else [w for i in items for w in i]
+    assert words(text) == ["train.py", *expected]
+
+
+@settings(FUZZ, max_examples=examples(100))
+@given(
+    parts=st.lists(
+        st.one_of(st.just(None), st.text(alphabet="ab-19", min_size=1, max_size=4)), max_size=8
+    )
+)
+def test_a_partly_unknown_string_keeps_every_known_word(parts: list[str | None]) -> None:
+    """``OPTS="--a 1 $1 --b"`` split unquoted: each known word as written, one unknown word
+    where each unknown part stands alone."""
+    body = " ".join("$1" if part is None else part for part in parts)
+    text = f'OPTS="{body}"\ntorchrun train.py $OPTS\n'
+    assert words(text) == ["train.py", *parts]
+
+
+def words(text: str) -> list[str | None]:
+    return [w.text for w in parse_script(text).commands[-1].args]
+
+
+FLAGS = st.lists(
+    st.tuples(
+        st.sampled_from(["--save_steps", "--logging_steps", "--max_steps", "--seed", "--x"]),
+        st.integers(1, 10_000),
+    ),
+    max_size=5,
+)
+
+
+@settings(FUZZ, max_examples=examples(60))
+@given(flags=FLAGS, gpus=st.integers(1, 16), run=st.sampled_from(['eval "$cmd"', "$cmd"]))
+def test_a_launch_built_in_a_heredoc_reads_as_the_same_launch_written_out(
+    flags: list[tuple[str, int]], gpus: int, run: str
+) -> None:
+    """``read -r -d '' cmd <<EOF … EOF`` then ``$cmd`` / ``eval "$cmd"``: the same facts as
+    the command written as a line of the script (continuations and variables included)."""
+    line = "torchrun --nproc_per_node $G \\\n  train.py " + " ".join(f"{f} {v}" for f, v in flags)
+    direct = f"G={gpus}\n{line}\n"
+    built = f"G={gpus}\nread -r -d '' cmd <<EOF\n{line}\nEOF\n{run}\n"
+    assert _values(direct) == _values(built)
+
+
+def _values(text: str) -> dict[str, object]:
+    doc = read_document(Input("run.sh", "#!/bin/bash\n" + text))
+    assert isinstance(doc, Document)
+    return {f.pointer: f.value for f in doc.facts if f.pointer != "/launcher/command"}

@@ -61,6 +61,7 @@ EXPECTED: dict[str, tuple[list[FactRow], list[RefRow]]] = {
             ("/launcher/kind", "torchrun", 22, 16),
             ("/launcher/entrypoint", "train.py", 22, 62),
             ("/resources/nodes", 1, 22, 25),
+            ("/resources/gpus_per_node", 8, 22, 38),  # DEBUG unset: the debug arm does not run
             ("/checkpoint/every_steps", 50.0, 23, 28),
         ],
         [],

@@ -479,3 +479,12 @@ def test_a_library_argument_class_roots_no_job(in_tmp: Path) -> None:
         "    GRPOConfig(max_steps=3, logging_steps=1)\n"
     )
     assert assemble([in_tmp / "grpo_config.py", in_tmp / "test_grpo.py"]) == []
+
+
+@pytest.mark.parametrize("name", ["bench.py", "benchmark_gpt.py", "tools/bench_mfu.py"])
+def test_a_benchmark_script_of_training_globals_is_no_training_run(name: str) -> None:
+    """nanoGPT's bench.py sets batch_size, block_size, ... and times a few steps."""
+    doc = read(name, "batch_size = 12\nblock_size = 1024\nn_layer = 12\nmax_iters = 10\n")
+    assert isinstance(doc, Document) and doc.purpose is not None and "benchmark" in doc.purpose
+    other = read("train_bench.py", "batch_size = 12\nblock_size = 1024\nn_layer = 12\n")
+    assert isinstance(other, Document) and other.purpose is None

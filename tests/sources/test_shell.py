@@ -256,3 +256,69 @@ def test_skypilot_run_blocks_of_the_corpus_read_without_errors() -> None:
     scripts: list[Script] = [parse_script(block) for block in blocks]
     assert sum(1 for s in scripts if s.error is None) >= len(scripts) * 0.9
     assert all(s.commands for s in scripts)
+
+
+def test_an_if_or_case_the_script_decides_runs_only_its_arm() -> None:
+    text = (
+        'DTYPE="fp8"\nSCALE="800M"\nARGS=()\n'
+        'if [[ "$DTYPE" == "fp8" ]]; then\n  ARGS+=("--fp8-format hybrid")\n'
+        'elif [ "$DTYPE" = bf16 ]; then\n  ARGS+=(--bf16)\nfi\n'
+        'case "${SCALE}" in\n  "800M") HIDDEN=1024 ;;\n  8B|9B) HIDDEN=4096 ;;\n'
+        "  *) exit 1 ;;\nesac\n"
+        "if [ ${#ARGS[@]} -gt 0 ]; then N=1; else N=0; fi\n"
+        'if [ -z "$DTYPE" ]; then Z=1; fi\n'
+        'case "${SCALE}" in 8B*) P=8 ;; [0-9]*M) P=m ;; esac\n'
+        "torchrun train.py ${ARGS[@]} --hidden $HIDDEN $N ${Z:-none} $P\n"
+    )
+    assert words(text) == [
+        "train.py",
+        "--fp8-format",
+        "hybrid",
+        "--hidden",
+        "1024",
+        "1",
+        "none",
+        "m",
+    ]
+    launch = parse_script(text).commands[-1]
+    assert not launch.conditional
+
+
+def test_an_if_or_case_on_a_value_the_script_does_not_state_stays_undecided() -> None:
+    text = (
+        'N=8\nif [[ "$MODE" == fp8 ]]; then N=4; fi\n'
+        "M=8\ncase $1 in a) M=4 ;; esac\n"
+        'K=8\nif [ "$N" = 8 ] && true; then K=4; fi\n'  # a list, not one test: undecided
+        "L=8\ncase x in x) L=4 ;& y) L=2 ;; esac\n"  # fall-through: undecided
+        "echo $N $M $K $L\n"
+    )
+    assert words(text) == [None, None, None, None]
+
+
+def test_an_array_appended_in_an_undecided_branch_keeps_its_items() -> None:
+    text = (
+        "LOGGING_ARGS=(\n    --log-interval 1 \\\n    --save-interval 10000 \\\n)\n"
+        'if [ -n "${WANDB_API_KEY}" ]; then\n'
+        "    LOGGING_ARGS+=(\n        --wandb-project x\n    )\nfi\n"
+        'OTHER=(--a)\nif [ -n "$X" ]; then OTHER=(--b); fi\n'
+        "torchrun pretrain_gpt.py ${LOGGING_ARGS[@]} --bf16 ${OTHER[@]}\n"
+    )
+    assert words(text) == [
+        "pretrain_gpt.py", "--log-interval", "1", "--save-interval", "10000", None, "--bf16", None,
+    ]  # fmt: skip
+
+
+def test_a_partly_unknown_string_splits_into_known_and_unknown_words() -> None:
+    text = (
+        "DATA_PATH=$1\n"
+        'options=" \\\n  --seq-length 4096 \\\n  --data-path ${DATA_PATH} \\\n  --bf16"\n'
+        'QUOTED="$options"\n'
+        'torchrun pretrain_hybrid.py ${options} "$options" $QUOTED\n'
+    )
+    script = parse_script(text)
+    assert [w.text for w in script.commands[-1].args] == [
+        "pretrain_hybrid.py", "--seq-length", "4096", "--data-path", None, "--bf16",
+        None, "--seq-length", "4096", "--data-path", None, "--bf16",
+    ]  # fmt: skip
+    assert script.variables["options"] is None  # handed out only when fully known
+    assert [a.value for a in script.assignments if a.name == "QUOTED"] == [None]

@@ -152,14 +152,21 @@ def test_one_override(key: str, value: str, facts: list[tuple[str, Any]]) -> Non
 def test_without_config_name_the_app_s_own_config_is_the_base(tmp_path: Path) -> None:
     """Hydra loads ``@hydra.main(config_name="ppo")`` when the launch line names none."""
     job = _app(tmp_path, "python app/train.py trainer.total_epochs=3")
-    assert [s.path for s in job.sources] == ["run.sh", "app/conf/ppo.yaml"]
+    assert [s.path for s in job.sources] == [
+        "run.sh",
+        "app/train.py",
+        "app/conf/ppo.yaml",
+    ]  # the entry script is a member
     assert job.training.epochs == 3 and job.checkpoint.every_steps == 10  # override, base
 
 
 def test_a_group_choice_keeps_the_app_s_config_out(tmp_path: Path) -> None:
     """``experiment=x`` recomposes the config: its plain reading would state wrong values."""
     job = _app(tmp_path, "python app/train.py experiment=big trainer.total_epochs=3")
-    assert [s.path for s in job.sources] == ["run.sh"] and job.checkpoint.every_steps is None
+    assert [s.path for s in job.sources] == [
+        "run.sh",
+        "app/train.py",
+    ] and job.checkpoint.every_steps is None
 
 
 def test_an_app_not_in_the_repository_leaves_its_config_unresolved(tmp_path: Path) -> None:

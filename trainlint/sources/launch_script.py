@@ -65,8 +65,9 @@ def parse(file: Input) -> Document:
     # expects an allocation, so their defaults are not their values.
     prefixes = ("SLURM_",)
     script = shell.parse_script(file.text, {}, prefixes)
-    headers = slurm.header_options(
-        [c for c in script.comments if c.line < _first_statement(script)]
+    # Its own #SBATCH headers, else those of the script it submits with ``sbatch <<EOF``.
+    headers = slurm.header_options(script.leading_comments()) or slurm.header_options(
+        script.batch_headers
     )
     header_facts = slurm.resource_facts(headers, file.path)
     environ: dict[str, str | None] = {}
@@ -95,6 +96,7 @@ def parse(file: Input) -> Document:
     if launch is not None:
         facts += launch_facts(launch, header_facts, script, file.path)
         doc.references = launch_references(launch, file.path)
+        doc.program = _entry_script(launch, file.path)
         doc.overrides = program_overrides(launch.program, file.path)
         doc.defaults = program_defaults(launch, file.path)
     doc.references += script_references(script, file.path)
@@ -235,7 +237,14 @@ def keys() -> dict[str, list[str]]:
         "mpirun -n, -npernode, -x": ["/resources/world_size", "/resources/gpus_per_node", "/env"],
         "CUDA_VISIBLE_DEVICES": ["/resources/gpus_per_node"],
         "the launch command": ["/launcher/kind", "/launcher/entrypoint", "/launcher/command"],
+        "a script fed to sbatch/bash through a heredoc (sbatch <<EOF), bash -c of a partly "
+        "known string, a launch built in a heredoc (read -r -d '' CMD <<EOF; $CMD or eval), "
+        "behind prefixes "
+        "of unknown value ($PREFIX torchrun), under debugpy-run; an if/case the script's own "
+        "values decide": ["read as the launch command"],
         "flags after the entry script (--save_steps 10)": [_flag_formats()],
+        "flags the entry script (in the repository) defines that no format reads": [
+            "as its python argument definitions map them"],
         "--config, --config_file, --job.config_file (torchtitan), --deepspeed, "
         "positional *.yaml/*.json/*.toml, bash/srun/sbatch x.sh": [
             "(reference)"],
@@ -246,12 +255,6 @@ def _flag_formats() -> str:
     """Which formats read a program's flags, in the order a launch line asks them."""
     names = [fmt.name for fmt in all_sources() if fmt.flags is not None]
     return "read by " + ", else ".join(names)
-
-
-def _first_statement(script: Script) -> float:
-    """sbatch reads ``#SBATCH`` lines only until the first command or assignment."""
-    lines = [c.line for c in script.commands] + [a.line for a in script.assignments]
-    return min(lines, default=float("inf"))
 
 
 def _uses_srun(script: Script) -> bool:
@@ -307,6 +310,18 @@ def launch_references(launch: Launch, file: str) -> list[Reference]:
     found = [*launch.references, *program_facts(launch.program, file, _entry(launch))[1]]
     found += _hydra_reference(launch, file)
     return [replace(r, path=redact_text(r.path)) for r in found]
+
+
+def _entry_script(launch: Launch, file: str) -> Reference | None:
+    """The Python script the launch runs, read for its own argument definitions when it is in
+    the repository (``sources.python.arguments``); its absence is no finding (an installed
+    program, code not checked in)."""
+    entry = launch.entry
+    if entry is None or not entry.text or launch.module or not entry.text.endswith(".py"):
+        return None
+    if launchers.opaque(launch):
+        return None
+    return Reference(entry.text, location(file, entry), optional=True)
 
 
 def _hydra_reference(launch: Launch, file: str) -> list[Reference]:

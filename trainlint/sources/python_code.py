@@ -21,11 +21,21 @@ from typing import Any
 from trainlint.errors import SourceError
 from trainlint.job import Location, UnknownKey
 from trainlint.sources import deepspeed
-from trainlint.sources.base import Document, Fact, Input, Reference, Role, typos
+from trainlint.sources.base import (
+    Document,
+    DocumentDefault,
+    Fact,
+    Input,
+    ProgramArgument,
+    Reference,
+    Role,
+    typos,
+)
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import JobField, describe, facts_for, facts_from_table
 from trainlint.sources.python import tables as t
+from trainlint.sources.python.arguments import script_arguments
 from trainlint.sources.python.calls import Context, Found, read_calls
 from trainlint.sources.python.literal import UNKNOWN, Positions, dict_tree, literal
 from trainlint.sources.python.walk import scan
@@ -41,6 +51,9 @@ _NAME_HINT = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)", re.MU
 _DS_HINT = re.compile(r"[\"'](?:zero_optimization|train_micro_batch_size_per_gpu)[\"']")
 _DS_KEYS = frozenset(str(path[0]) for path in deepspeed.TABLE if path)
 _PYTEST_MODULE = re.compile(r"^(?:test_\w*|\w+_test|conftest)\.py$")
+# nanoGPT's bench.py: the model's globals, timed for a few steps. Python only: a Kubernetes
+# "tensorflow-benchmarks" job does train.
+_BENCHMARK_MODULE = re.compile(r"^bench(?:mark)?(?:_\w*)?\.py$")
 _PURE_CONFIG = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Import, ast.ImportFrom, ast.Pass)
 
 
@@ -51,6 +64,14 @@ class _Reading:
     references: list[Reference] = field(default_factory=list)
     unknown_keys: list[UnknownKey] = field(default_factory=list)
     purpose: str | None = None
+    defaults: list[DocumentDefault] = field(default_factory=list)
+    arguments: dict[str, ProgramArgument] = field(default_factory=dict)
+
+
+# A script defining command-line arguments (argparse, click, typer, HfArgumentParser).
+_ARGUMENT_HINT = re.compile(r"\.add_argument\(|click\.option\(|\.Option\(|HfArgumentParser\(")
+# Confidence of a script read only for its argument definitions: below any training reading.
+_ARGUMENTS_ONLY = 0.3
 
 
 def recognise(file: Input) -> float:
@@ -66,6 +87,7 @@ def parse(file: Input) -> Document:
     doc.facts, doc.references = list(reading.facts), list(reading.references)
     doc.unknown_keys = list(reading.unknown_keys)
     doc.purpose = reading.purpose
+    doc.defaults, doc.arguments = list(reading.defaults), dict(reading.arguments)
     return doc
 
 
@@ -84,21 +106,46 @@ def _read(path: str, text: str) -> _Reading:
     """The file's facts (cached: the registry calls recognise, then parse). A syntax error is a
     SourceError only in a file whose text looks like training code."""
     if not _looks_like_training(text[:MAX_BYTES]):
-        return _Reading()
+        return _arguments_only(path, text)
     check_size(text)
     tree = _parse(text)
     ctx = Context(path, Positions(text), scan(tree))
+    defaults, arguments = script_arguments(ctx, tree)
     found = read_calls(ctx)
     ds_facts = _deepspeed_facts(ctx, found)
     module_facts, unknown = _module_facts(ctx, tree, found)
     class_facts = _dataclass_facts(ctx, found)
     if found.confidence <= 0:
-        return _Reading()
+        return _arguments_reading(defaults, arguments)
     facts = ds_facts + class_facts + module_facts + found.facts  # later wins: calls last
     facts += _feature_facts(ctx, tree)
     only_classes = bool(class_facts) and not (ds_facts or module_facts or found.facts)
     purpose = _not_a_run(path, tree, only_classes and _extends_a_class(ctx))
-    return _Reading(found.confidence, facts, found.references, unknown, purpose)
+    return _Reading(
+        found.confidence, facts, found.references, unknown, purpose, defaults, arguments
+    )
+
+
+def _arguments_only(path: str, text: str) -> _Reading:
+    """A script that is no training config but may define the arguments of an entry script
+    (``argparse``): read for them alone, never a TL901 (it is not trainlint's file)."""
+    if not _ARGUMENT_HINT.search(text[:MAX_BYTES]) or len(text) > MAX_BYTES:
+        return _Reading()
+    try:
+        tree = _parse(text)
+    except SourceError:
+        return _Reading()
+    ctx = Context(path, Positions(text), scan(tree))
+    return _arguments_reading(*script_arguments(ctx, tree))
+
+
+def _arguments_reading(
+    defaults: list[DocumentDefault], arguments: dict[str, ProgramArgument]
+) -> _Reading:
+    if not arguments:
+        return _Reading()
+    purpose = "defines a program's command-line arguments (read when a launch runs it)"
+    return _Reading(_ARGUMENTS_ONLY, purpose=purpose, defaults=defaults, arguments=arguments)
 
 
 def _not_a_run(path: str, tree: ast.Module, library_classes: bool) -> str | None:
@@ -106,10 +153,13 @@ def _not_a_run(path: str, tree: ast.Module, library_classes: bool) -> str | None
     module (``tests/test_sft_trainer.py`` builds tiny trainers to test a library), or a module
     that only extends argument classes (``class GRPOConfig(TrainingArguments)`` in
     ``trl/trainer/grpo_config.py``: a library's defaults, which its users' runs override) and
-    runs nothing. A project's own ``@dataclass class TrainConfig:`` of defaults stays a run's
-    config. Either is still read when a job references it."""
+    runs nothing, or a benchmark script (``bench.py``). A project's own ``@dataclass class
+    TrainConfig:`` of defaults stays a run's config. Each is still read when a job references
+    it."""
     if _PYTEST_MODULE.match(path.rsplit("/", 1)[-1]):
         return "tests (a pytest module), not a training run"
+    if _BENCHMARK_MODULE.match(path.rsplit("/", 1)[-1]):
+        return "a benchmark (a short timed loop of the model), not a training run"
     if library_classes and not any(map(_runs_something, tree.body)):
         return "extends argument classes and runs nothing (library code), not a training run"
     return None
@@ -381,6 +431,10 @@ def keys() -> dict[str, list[str]]:
         for key, fields in table.items():
             described[f"{call}({key}=)"] = [job_field.pointer for job_field in fields]
     described |= {
+        "entry script's add_argument / click.option / typer.Option / HfArgumentParser "
+        "dataclass fields (--batch-size unless its help spans GPUs, --epochs, --workers, "
+        "--print-freq, --save-freq, --amp whose help names bf16/fp16, --zero-stage, ...)": [
+            "defaults at the definition; a launch line's flag for them when no format reads it"],
         "DeepSpeed config dict (ds_config = {...}, deepspeed=, config=)": ["as deepspeed keys"],
         "TrainingArguments(deepspeed='ds.json'), deepspeed.initialize(config='ds.json')": [
             "(reference)"],

@@ -94,6 +94,7 @@ class Reference:
     unresolved: str | None = None  # why no one can look for it here, as its source knows
     in_app_config: bool = False  # relative to the anchor app's @hydra.main(config_path=...)
     app_config_name: bool = False  # the config_name of that @hydra.main: no --config-name
+    optional: bool = False  # read when present, nothing when absent (a launch's entry script)
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,16 @@ class Override:
     key: str
     value: str | bool
     location: Location
+
+
+@dataclass(frozen=True)
+class ProgramArgument:
+    """A command-line argument an entry script defines (``add_argument("--epochs", …)``), as
+    the job reads a launch line's flag for it: the name its table maps (``sources.python.
+    arguments``), and for a switch the value a bare flag sets (``store_true``: True)."""
+
+    name: str
+    switch: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -147,6 +158,12 @@ class Document:
     errors: list[ParseError] = field(default_factory=list)
     unknown_keys: list[UnknownKey] = field(default_factory=list)
     overrides: list[Override] = field(default_factory=list)
+    program: Reference | None = None
+    """The Python script a launch runs (``torchrun main.py``), followed like a reference when
+    it is in the repository and ignored when not (``Reference.optional``)."""
+    arguments: dict[str, ProgramArgument] = field(default_factory=dict)
+    """The command-line flags the file defines as an entry script (spelling without dashes →
+    argument): a launch line's flags no format reads are read through them."""
     purpose: str | None = None
     """Why the file is no training run although a format reads it (an evaluation or serving
     launch): it then roots no job (``assemble.trains``)."""

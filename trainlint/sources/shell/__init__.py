@@ -2,7 +2,9 @@
 
 Built on tree-sitter-bash (error-tolerant; keeps arrays, ``[[ ]]``, heredocs, functions). The
 script is walked in text order with a variable table (``shell.walk``), so each command's words
-are expanded (``shell.words``) with the values in force where it appears. Nothing is executed.
+are expanded (``shell.words``) with the values in force where it appears; an ``if``/``case``
+the script's own values decide runs only its arm (``shell.conditions``), and an array a branch
+only appends to keeps its items. Nothing is executed.
 
 ``parse_script(text)`` is the entry point; ``parse_inline`` reads a ``bash -c`` string. The
 package's other modules read what a script runs: the training launch and its launcher's
@@ -20,14 +22,16 @@ from functools import cache, lru_cache
 import tree_sitter
 import tree_sitter_bash
 
-from trainlint.sources.shell.walk import Assignment, Command, Walker, descendants
+from trainlint.sources.shell.walk import Assignment, Command, FedScript, Walker, descendants
 from trainlint.sources.shell.words import (
     BUDGET_BASE,
     INLINE_BUDGET_BASE,
+    UNKNOWN,
     ExpansionBudget,
     Value,
     Variables,
     Word,
+    known,
     position,
 )
 from trainlint.sources.structured import check_size
@@ -59,6 +63,15 @@ class Script:
     variables: dict[str, Value] = field(default_factory=dict)
     error: tuple[int, int] | None = None  # first syntax error (line, column), if any
     written: list[str] = field(default_factory=list)  # files it writes (``> x.json``)
+    batch_headers: list[ScriptComment] = field(default_factory=list)
+    """The leading comments (``#SBATCH`` headers) of a script it feeds to ``sbatch <<EOF``,
+    at their lines in this script."""
+
+    def leading_comments(self) -> list[ScriptComment]:
+        """The comments before the first statement: where sbatch reads ``#SBATCH`` lines."""
+        lines = [c.line for c in self.commands] + [a.line for a in self.assignments]
+        first = min(lines, default=float("inf"))
+        return [c for c in self.comments if c.line < first]
 
     @property
     def exports(self) -> list[Assignment]:
@@ -75,11 +88,14 @@ def parse_script(
     environ: Mapping[str, str | None] | None = None,
     prefixes: tuple[str, ...] = (),
     budget_base: int = BUDGET_BASE,
+    nesting: int = 0,
 ) -> Script:
     """Read a bash script; ``environ``/``prefixes`` name variables set outside it.
 
     Expansion may outgrow the text by ``budget_base`` plus ``PER_CHARACTER`` characters per
-    character of it (``shell.words.ExpansionBudget``); past that, values are unknown.
+    character of it (``shell.words.ExpansionBudget``); past that, values are unknown. A script
+    fed to sbatch or a shell through a heredoc (``sbatch <<EOF``) is read as well, ``nesting``
+    levels deep at most, its commands among the script's at their own lines.
     """
     check_size(text)
     root = _parser().parse(_ascii(text)).root_node
@@ -87,8 +103,17 @@ def parse_script(
     walker = Walker(text, Variables({}, environ or {}, prefixes), budget)
     walker.block(root, conditional=False, depth=0)
     script = Script(walker.commands, walker.assignments, list(_comments(root, text)))
-    script.variables = walker.vars.table()
+    script.variables = {
+        name: value if isinstance(value, tuple) else known(value)
+        for name, value in walker.vars.table().items()
+    }
     script.written = walker.written
+    if nesting < MAX_FED_NESTING:
+        for fed in walker.fed:
+            inner = _fed_script(fed, environ or {}, prefixes, nesting + 1)
+            script.commands += inner.commands
+            if fed.program.rsplit("/", 1)[-1] == "sbatch":
+                script.batch_headers += inner.leading_comments()
     script.error = _first_error(root) if root.has_error else None
     return script
 
@@ -101,10 +126,13 @@ def parse_inline(
     Its expansion budget is in proportion to the string alone, and a string read once is not
     read again: a script running the same ``bash -c "$X"`` thousands of times must not get a
     script's budget, or a parse, for each one."""
-    if word.text is None:
+    text = word.text
+    if text is None and word.partial is not None:  # ``bash -c "cd $UNSET; torchrun …"``
+        text = word.partial.replace(UNKNOWN, _UNKNOWN_TEXT)
+    if text is None:
         return []
     known = tuple(sorted((environ or {}).items(), key=lambda item: item[0]))
-    commands = _inline_commands(word.text, known, prefixes)
+    commands = _inline_commands(text, known, prefixes)
     return [_relocate(command, word.line, word.column) for command in commands]
 
 
@@ -113,6 +141,37 @@ def _inline_commands(
     text: str, environ: tuple[tuple[str, str | None], ...], prefixes: tuple[str, ...]
 ) -> tuple[Command, ...]:
     return tuple(parse_script(text, dict(environ), prefixes, INLINE_BUDGET_BASE).commands)
+
+
+MAX_FED_NESTING = 4
+# Stands for an unknown part of a fed script's text: a variable no script sets, so the fed
+# script's reader sees an unknown value there (``shell.words.UNKNOWN`` is not bash text).
+_UNKNOWN_TEXT = "${__TRAINLINT_UNKNOWN__}"
+
+
+def _fed_script(
+    fed: FedScript, environ: Mapping[str, str | None], prefixes: tuple[str, ...], nesting: int
+) -> Script:
+    """A heredoc-fed script, its commands and comments at the lines they have in the outer
+    script."""
+    text = fed.text.replace(UNKNOWN, _UNKNOWN_TEXT)
+    inner = parse_script(text, environ, prefixes, INLINE_BUDGET_BASE, nesting)
+    offset = fed.line - 1
+
+    def move(w: Word) -> Word:
+        return replace(w, line=w.line + offset)
+
+    def moved(command: Command) -> Command:
+        env = tuple(replace(a, line=a.line + offset) for a in command.env)
+        args = tuple(map(move, command.args))
+        conditional = command.conditional or fed.conditional
+        line = command.line + offset
+        return replace(command, name=move(command.name), args=args, env=env, line=line,
+                       conditional=conditional)  # fmt: skip
+
+    inner.commands = [moved(command) for command in inner.commands]
+    inner.comments = [replace(c, line=c.line + offset) for c in inner.comments]
+    return inner
 
 
 def _relocate(command: Command, line: int, column: int) -> Command:

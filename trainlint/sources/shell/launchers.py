@@ -118,6 +118,8 @@ _PYTHON = re.compile(r"python[0-9.]*")
 
 
 def _dispatch(words: list[Word], chain: _Chain) -> Launch | None:
+    if words and words[0].text is None and chain.depth <= 8:
+        return _past_unknown_prefix(words, chain)
     if not words or words[0].text is None or chain.depth > 8:
         return None
     program = words[0].text.rsplit("/", 1)[-1]
@@ -126,6 +128,19 @@ def _dispatch(words: list[Word], chain: _Chain) -> Launch | None:
         return _wrapper(words, chain, _WRAPPERS[program])
     handler = _HANDLERS.get(program) or (_python if _PYTHON.fullmatch(program) else None)
     return handler(words, chain) if handler else _other_program(words, chain)
+
+
+# Launchers that set the process layout themselves: whatever unknown words come before one
+# (``$PREFIX "${PROFILE_CMD[@]}" python -m torch.distributed.run``) can only wrap it.
+_LAYOUT_LAUNCHERS = frozenset({"torchrun", "deepspeed", "accelerate"})
+
+
+def _past_unknown_prefix(words: list[Word], chain: _Chain) -> Launch | None:
+    """A launch line that starts with words of unknown value (a profiler or wrapper held in a
+    variable): the distributed launch after them, when one follows; else nothing."""
+    index = next((i for i, w in enumerate(words) if w.text is not None), len(words))
+    launch = _dispatch(words[index:], chain) if index < len(words) else None
+    return launch if launch is not None and launch.kind in _LAYOUT_LAUNCHERS else None
 
 
 def _other_program(words: list[Word], chain: _Chain) -> Launch | None:
@@ -161,12 +176,23 @@ _NOT_LAUNCHERS = frozenset({
 
 
 def _debugpy_run(words: list[Word], chain: _Chain) -> Launch | None:
-    """``debugpy-run -m MODULE [-p PORT] -- ARGS``: ``python -m MODULE ARGS`` under a debugger."""
+    """``debugpy-run -m MODULE [-p PORT] -- ARGS`` or ``debugpy-run [-p PORT] script.py --
+    ARGS``: ``python -m MODULE ARGS`` / ``python script.py ARGS`` under a debugger."""
     texts = [w.text for w in words]
-    if "-m" not in texts or "--" not in texts or texts.index("-m") + 1 >= len(words):
+    if "-m" not in texts:
+        return _debugpy_script(words, texts, chain)
+    if "--" not in texts or texts.index("-m") + 1 >= len(words):
         return None
     module = words[texts.index("-m") + 1]
     return _python_module([words[0], module, *words[texts.index("--") + 1 :]], 1, chain)
+
+
+def _debugpy_script(words: list[Word], texts: list[str | None], chain: _Chain) -> Launch | None:
+    script = next((i for i, t in enumerate(texts) if t and t.endswith(".py")), None)
+    if script is None or any(t is None for t in texts[1:script]):
+        return None
+    program = words[texts.index("--") + 1 :] if "--" in texts else words[script + 1 :]
+    return _python([words[0], words[script], *program], chain)
 
 
 def _ray(words: list[Word], chain: _Chain) -> Launch | None:

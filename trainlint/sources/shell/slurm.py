@@ -169,6 +169,10 @@ def _tasks_per_node(options: Sequence[SlurmOption]) -> int | None:
     return per_node
 
 
+# A value left for the user to fill in (``your_own_gpu_per_node``, ``<gpus>``, ``CHANGEME``).
+_PLACEHOLDER = re.compile(r"(?i)(?:^|_)your(?:_|$)|_own_|placeholder|changeme|[<>{}]")
+
+
 def gpu_request(value: str, gres: bool) -> tuple[str | None, int | None]:
     """(type, count) of ``gpu:a100:8`` (gres) or ``a100:8`` / ``8`` (--gpus* options)."""
     for item in value.split(","):
@@ -178,7 +182,10 @@ def gpu_request(value: str, gres: bool) -> tuple[str | None, int | None]:
                 continue
             parts = parts[1:]
         if not parts or not parts[-1].isdigit():
-            return (parts[0] if parts and parts[0] else None), (1 if gres else None)
+            kind = parts[0] if parts and parts[0] else None
+            if kind is not None and _PLACEHOLDER.search(kind):
+                return None, None  # ``gpu:your_own_gpu_per_node``: a template's blank
+            return kind, (1 if gres else None)
         count = int(parts[-1])
         return (parts[0] if len(parts) > 1 else None), (count if count > 0 else None)
     return None, None

@@ -7,6 +7,7 @@ inside ``$(...)`` and heredoc bodies are not commands of the script.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 import tree_sitter
 
 from trainlint.errors import SourceError
+from trainlint.sources.shell.conditions import case_arm, if_arm
 from trainlint.sources.shell.words import (
     MAX_ITEMS,
     Expander,
@@ -22,6 +24,7 @@ from trainlint.sources.shell.words import (
     Variables,
     Word,
     capped,
+    known,
     position,
 )
 
@@ -58,6 +61,17 @@ class Command:
         return (self.name, *self.args)
 
 
+@dataclass(frozen=True)
+class FedScript:
+    """A script fed to ``program`` (sbatch, bash) through a heredoc starting at ``line``."""
+
+    text: str
+    line: int
+    program: str
+    conditional: bool
+
+
+_FED_PROGRAMS = frozenset({"sbatch", "bash", "sh"})
 _ARMS = {"elif_clause", "else_clause", "case_item"}
 _BRANCHES = {
     "if_statement", "case_statement", "while_statement", "for_statement",
@@ -84,6 +98,7 @@ class Walker:
         self.commands: list[Command] = []
         self.assignments: list[Assignment] = []
         self.written: list[str] = []  # files the script writes (``> ds_config.json``)
+        self.fed: list[FedScript] = []  # scripts fed to a shell or sbatch through a heredoc
 
     def raw(self, node: tree_sitter.Node) -> str:
         return self.text[node.start_byte : node.end_byte]
@@ -112,30 +127,38 @@ class Walker:
             self.chain(node, conditional, depth)
         elif kind in ("binary_expression", "unary_expression", "postfix_expression"):
             self.arithmetic_effects(node)
-        elif kind == "file_redirect":
-            self.redirect(node)
+        elif kind in ("file_redirect", "redirected_statement"):
+            self.redirection(node, conditional, depth)
         elif kind not in _SKIPPED:
             self.block(node, conditional, depth)
 
     def expander(self) -> Expander:
         return Expander(self.text, self.vars, self.budget)
 
-    def scoped(self, nodes: list[tree_sitter.Node], conditional: bool, depth: int) -> set[str]:
+    def scoped(
+        self, nodes: list[tree_sitter.Node], conditional: bool, depth: int
+    ) -> dict[str, Value]:
         """Walk ``nodes`` in a scope over the variables (an overlay, not a copy of the
-        table: linear in what the branch changes); the names they changed."""
+        table: linear in what the branch changes); the names they changed, with the values
+        they left (None for one they unset)."""
         before = self.vars
         self.vars = before.copy()
         for node in nodes:
             self.statement(node, conditional, depth + 1)
-        changed = self.vars.changed()
+        changed = {name: self.vars.get(name)[1] for name in self.vars.changed()}
         self.vars = before
         return changed
 
     def branch(self, node: tree_sitter.Node, conditional: bool, depth: int) -> None:
-        """if/case/loops/functions: any variable set inside is unknown afterwards.
+        """if/case/loops/functions: any variable set inside is unknown afterwards, but for an
+        array the branch only appended to (``A+=(…)``): its items before the branch stay,
+        followed by one unknown item. An if/case the script's own values decide
+        (``shell.conditions``) runs its one arm as straight-line code.
 
         Commands inside if/case/while are conditional; for-loop and function bodies inherit.
         """
+        if self.decided(node, conditional, depth):
+            return
         loop_variable = (
             node.child_by_field_name("variable") if node.type == "for_statement" else None
         )
@@ -143,11 +166,31 @@ class Walker:
             self.vars.assign(self.raw(loop_variable), None)
         conditional = conditional or node.type in _CONDITIONAL
         children = node.named_children
-        changed = self.scoped([c for c in children if c.type not in _ARMS], conditional, depth)
-        for arm in (c for c in children if c.type in _ARMS):
-            changed |= self.scoped(arm.named_children, conditional, depth)
-        for name in changed:
-            self.vars.assign(name, None)
+        scopes = [self.scoped([c for c in children if c.type not in _ARMS], conditional, depth)]
+        scopes += [
+            self.scoped(arm.named_children, conditional, depth)
+            for arm in children
+            if arm.type in _ARMS
+        ]
+        unknown = Word(None, self.raw(node).split(None, 1)[0], *position(node))
+        for name in set().union(*scopes):
+            before = self.vars.get(name)[1]
+            after = [scope.get(name, before) for scope in scopes]
+            self.vars.assign(name, _extended(before, after, unknown))
+
+    def decided(self, node: tree_sitter.Node, conditional: bool, depth: int) -> bool:
+        """Walk the one arm of an if/case the script decides; whether it did."""
+        if node.type == "if_statement":
+            arm = if_arm(node, self.expander())
+        elif node.type == "case_statement":
+            arm = case_arm(node, self.expander())
+        else:
+            return False
+        if arm is None:
+            return False
+        for child in arm:
+            self.statement(child, conditional, depth + 1)
+        return True
 
     def isolated(self, nodes: list[tree_sitter.Node], conditional: bool, depth: int) -> None:
         """Subshells and pipeline stages: commands count, assignments do not leak."""
@@ -212,7 +255,7 @@ class Walker:
         if value_node is None:
             return ""
         if value_node.type != "array":
-            text = capped(expander.resolve(value_node, 0))
+            text = capped(expander.partial(value_node, 0))
             source = value_node.end_byte - value_node.start_byte
             return text if text is None or self.budget.take(len(text) - source) else None
         items: list[Word] = []
@@ -280,6 +323,60 @@ class Walker:
                 line, column = position(child)
                 self.assignments.append(Assignment(name, None, line, column, True, conditional))
 
+    def redirection(self, node: tree_sitter.Node, conditional: bool, depth: int) -> None:
+        """``> file`` (a file the script writes), or a statement with redirections (its
+        heredoc may fill a variable: ``heredoc_read``)."""
+        if node.type == "file_redirect":
+            self.redirect(node)
+            return
+        self.block(node, conditional, depth)
+        self.heredoc_read(node)
+        self.heredoc_script(node, conditional)
+
+    def heredoc_read(self, node: tree_sitter.Node) -> None:
+        """``read -r -d '' CMD <<EOF … EOF``: CMD holds the heredoc (a command built to be run
+        later with ``$CMD`` or ``eval``), read, never run; without ``-d ''`` its first line."""
+        body = node.child_by_field_name("body")
+        heredoc = next((c for c in node.named_children if c.type == "heredoc_redirect"), None)
+        if body is None or heredoc is None or body.type != "command":
+            return
+        words = [self.raw(c) for c in body.named_children]
+        if not words or words[0] != "read" or not words[-1].isidentifier():
+            return
+        value = self.heredoc_value(heredoc)
+        if value is None:
+            return
+        whole = any(a == "-d" and b in ("''", '""') for a, b in itertools.pairwise(words))
+        text = value if whole else value.split("\n", 1)[0]
+        self.vars.assign(words[-1], text.strip())
+
+    def heredoc_script(self, node: tree_sitter.Node, conditional: bool) -> None:
+        """``sbatch <<EOF … EOF`` / ``bash <<EOF``: a script inside the script, kept (as bash
+        would feed it, expanded unless the delimiter is quoted) for ``parse_script`` to read."""
+        body = node.child_by_field_name("body")
+        heredoc = next((c for c in node.named_children if c.type == "heredoc_redirect"), None)
+        if body is None or heredoc is None or body.type != "command":
+            return
+        words = [self.raw(c) for c in body.named_children]
+        if not words or words[0].rsplit("/", 1)[-1] not in _FED_PROGRAMS:
+            return
+        if any(not w.startswith("-") for w in words[1:]):
+            return  # ``bash run.sh <<EOF``: the heredoc is the script's input, not a script
+        content = next((c for c in heredoc.named_children if c.type == "heredoc_body"), None)
+        text = self.heredoc_value(heredoc)
+        if content is not None and text is not None:
+            line = position(content)[0]
+            self.fed.append(FedScript(text, line, words[0], conditional))
+
+    def heredoc_value(self, node: tree_sitter.Node) -> str | None:
+        """The text a ``heredoc_redirect`` feeds its command (see ``Expander.heredoc``)."""
+        body = next((c for c in node.named_children if c.type == "heredoc_body"), None)
+        start = next((c for c in node.named_children if c.type == "heredoc_start"), None)
+        if body is None:
+            return ""
+        quoted = start is not None and any(q in self.raw(start) for q in "'\"\\")
+        return self.raw(body) if quoted else self.expander().heredoc(body)
+
     def reader_effects(self, name: Word, args: list[Word]) -> None:
         """``read X``, ``mapfile A``, ``let X=..``, ``printf -v X``: X becomes unknown."""
         if name.text not in _VARIABLE_READERS:
@@ -302,8 +399,20 @@ class Walker:
                 self.vars.assign(self.raw(child), None)
 
 
+def _extended(before: Value, after: list[Value], unknown: Word) -> Value:
+    """A variable after a branch whose arms left it as ``after``: an array every arm kept as
+    a prefix keeps those items, plus ``unknown`` for what some arm may have appended."""
+    if not isinstance(before, tuple) or len(before) >= MAX_ITEMS:
+        return None
+    if not all(isinstance(a, tuple) and a[: len(before)] == before for a in after):
+        return None
+    grown = any(isinstance(a, tuple) and len(a) > len(before) for a in after)
+    return (*before, unknown) if grown else before
+
+
 def _text(value: Value) -> str | None:
-    return None if isinstance(value, tuple) else value
+    """A value as an assignment records it: a known string, else None."""
+    return None if isinstance(value, tuple) else known(value)
 
 
 def _append(old: Value, new: Value, budget: ExpansionBudget) -> Value:

@@ -1,7 +1,12 @@
 """Static expansion of bash words: variables, defaults, arrays and integer arithmetic.
 
 Nothing is ever run. A word whose value depends on something the script does not state (an
-unset variable, ``$(...)``, ``$@``) resolves to ``None``: unknown, never guessed.
+unset variable, ``$(...)``, ``$@``) resolves to ``None``: unknown, never guessed. A string only
+part of which is unknown (``OPTS="--seq-length 4096 --data-path $1"``) keeps its known parts,
+with ``UNKNOWN`` standing for each unknown one (bash strings cannot hold NUL, so it cannot be
+the script's own text): split unquoted, it gives the known words and one unknown word where each
+unknown part was. Every value handed out of this module (words, assignments, conditions) is
+either fully known or None; ``UNKNOWN`` lives only inside the variable table.
 
 Expansion is bounded before it allocates. Every string it builds is sized from its parts
 first: past ``MAX_VALUE`` it is unknown and never joined; arrays past ``MAX_ITEMS`` are unknown
@@ -32,6 +37,7 @@ BUDGET_BASE = 262_144
 INLINE_BUDGET_BASE = 0
 PER_CHARACTER = 2
 WORD_COST = 16
+UNKNOWN = "\x00"  # an unknown part of a partly known value (see the module docstring)
 
 
 @dataclass
@@ -80,6 +86,7 @@ class Word:
     raw: str
     line: int
     column: int
+    partial: str | None = None  # an unknown word's text with ``UNKNOWN`` for what is unknown
 
 
 # A variable's value: a string, an array of words, or None (set, value unknown).
@@ -167,6 +174,11 @@ def _state_of(table: Variables, name: str) -> tuple[bool, Value]:
     return False, None
 
 
+def known(text: str | None) -> str | None:
+    """``text`` when every part of it is known, else None."""
+    return None if text is None or UNKNOWN in text else text
+
+
 def scalar(value: Value) -> str | None:
     """A value in string context: an array gives its first element (as bash does)."""
     if isinstance(value, tuple):
@@ -212,19 +224,19 @@ class Expander:
         elements = self._array_elements(node)
         if elements is not None:
             return list(elements) if self.budget.hand_out(elements, len(raw)) else unknown
-        text = capped(self.resolve(node, 0))
+        text = capped(self.partial(node, 0))
         if text is None:
             return unknown
         if not _splits(node):
-            return (
-                [Word(text, raw, line, column)]
-                if self.budget.take(len(text) - len(raw))
-                else unknown
-            )
+            if not self.budget.take(len(text) - len(raw)):
+                return unknown
+            if UNKNOWN in text:  # kept for a reader of its known parts (``bash -c "$CMD"``)
+                return [Word(None, raw, line, column, partial=text)]
+            return [Word(text, raw, line, column)]
         parts = self._split(text, len(raw))
         if parts is None:
             return unknown
-        return [Word(part, raw, line, column) for part in parts]
+        return [Word(known(part), raw, line, column) for part in parts]
 
     def _split(self, text: str, source: int) -> list[str] | None:
         """``text.split()`` for a node spanning ``source`` characters, its characters paid for
@@ -249,7 +261,10 @@ class Expander:
             return value
         words: list[Word] = []
         for word in value:
-            parts = [None] if word.text is None else self._split(word.text, 0)
+            if word.text is None:  # an item the script does not state stays one unknown word
+                words.append(word)
+                continue
+            parts = self._split(word.text, 0)
             if parts is None or len(words) + len(parts) > MAX_ITEMS:
                 return (Word(None, word.raw, word.line, word.column),)
             words += (Word(p, word.raw, word.line, word.column) for p in parts)
@@ -257,6 +272,11 @@ class Expander:
 
     def resolve(self, node: tree_sitter.Node, depth: int) -> str | None:
         """The string value of a word node, or None when it cannot be known statically."""
+        return known(self.partial(node, depth))
+
+    def partial(self, node: tree_sitter.Node, depth: int) -> str | None:
+        """The value of a word node with ``UNKNOWN`` for each unknown part of a string or
+        concatenation; None when nothing of it is known."""
         if depth > MAX_NESTING:
             return None
         kind = node.type
@@ -284,9 +304,7 @@ class Expander:
         parts: list[str] = []
         size = 0
         for child in node.named_children:
-            text = self.resolve(child, depth + 1)
-            if text is None:
-                return None
+            text = self._part(child, depth + 1)
             size += len(text)
             if not self.budget.fits(size, _span(node)):
                 return None  # refused as soon as it is too long: the rest is never resolved
@@ -303,9 +321,7 @@ class Expander:
         for child in node.named_children:
             gap = self.text[start : child.start_byte]
             raw = self.raw(child)
-            text = self.resolve(child, depth + 1)
-            if text is None:
-                return None
+            text = self._part(child, depth + 1)
             leading = (
                 raw[: len(raw) - len(raw.lstrip())] if child.type.endswith("expansion") else ""
             )
@@ -318,6 +334,28 @@ class Expander:
         end = node.end_byte - 1 if closed else node.end_byte
         parts.append(_unescape_quoted(self.text[start:end]))
         return self.budget.join([part for part in parts if part], _span(node))
+
+    def heredoc(self, node: tree_sitter.Node) -> str | None:
+        """A ``heredoc_body`` as bash feeds it: expanded like a double-quoted string (its
+        unknown parts ``UNKNOWN``); the caller takes the raw text when the delimiter is quoted
+        (``<<'EOF'``: nothing is expanded)."""
+        parts: list[str] = []
+        start = node.start_byte
+        for child in node.named_children:
+            parts.append(_unescape_quoted(self.text[start : child.start_byte]))
+            raw = self.raw(child)
+            if child.type == "heredoc_content":
+                parts.append(_unescape_quoted(raw))
+            else:
+                parts += (raw[: len(raw) - len(raw.lstrip())], self._part(child, 1))
+            start = child.end_byte
+        parts.append(_unescape_quoted(self.text[start : node.end_byte]))
+        return self.budget.join([part for part in parts if part] or [""], _span(node))
+
+    def _part(self, node: tree_sitter.Node, depth: int) -> str:
+        """One part of a string or concatenation: its value, or ``UNKNOWN``."""
+        text = self.partial(node, depth)
+        return UNKNOWN if text is None else text
 
     def parameter(self, node: tree_sitter.Node, depth: int) -> str | None:
         """``$X``, ``${X}``, ``${X:-d}``, ``${X-d}``, ``${X:=d}``, ``${X:+a}``, ``${#X}``,
@@ -370,7 +408,7 @@ class Expander:
     def _operand(self, operand: list[tree_sitter.Node], depth: int) -> str | None:
         parts: list[str] = []
         for child in operand:
-            text = self.resolve(child, depth + 1)
+            text = self.partial(child, depth + 1)
             if text is None:
                 return None
             parts.append(text)
@@ -394,9 +432,7 @@ class Expander:
         if index in ("@", "*"):
             if not isinstance(value, tuple):
                 return value
-            texts = [w.text for w in value]
-            if any(t is None for t in texts):
-                return None
+            texts = [w.text if w.text is not None else UNKNOWN for w in value]
             return self.budget.join(_spaced(texts), 0)
         offset = integer(index)
         if offset is None:
@@ -409,7 +445,7 @@ class Expander:
     def _length(value: Value) -> str | None:
         if isinstance(value, tuple):
             return str(len(value))
-        return None if value is None else str(len(value))
+        return None if value is None or UNKNOWN in value else str(len(value))
 
     def arithmetic(self, node: tree_sitter.Node, depth: int) -> int | None:
         """Integer arithmetic over known values (``$((A*B))``); None when anything is unknown."""
@@ -455,7 +491,7 @@ def _span(node: tree_sitter.Node) -> int:
     return node.end_byte - node.start_byte
 
 
-def _spaced(texts: list[str | None]) -> list[str]:
+def _spaced(texts: Sequence[str | None]) -> list[str]:
     """``texts`` with a space between each two, ready for a sized join."""
     spaced: list[str] = []
     for text in texts:
