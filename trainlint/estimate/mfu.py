@@ -112,35 +112,31 @@ def _precision_class(precision: str | None) -> str:
 
 @dataclass(frozen=True)
 class Lookup:
-    """What the table is searched by, from the job; None where the job does not say."""
+    """What the table is searched by, in the classes its tests compare (a job's exact size,
+    GPU and GPU count matter only through them, so lookups of one class share a band)."""
 
-    params: float | None
-    gpu: GpuSpec | None
-    precision: str | None
-    world: int | None
+    precision: str  # _precision_class
+    generation: str | None  # of the GPU; None when unknown
+    size: int | None  # _size_class of the parameter count; None when unknown
+    one_node: bool | None  # at most one node of GPUs; None when the count is unknown
     sharded: bool
 
 
 def _hardware_tests(job: Lookup) -> list[Callable[[Run], bool]]:
     """Tests of the hardware and number format: runs that pass them bound the band."""
-    tests: list[Callable[[Run], bool]] = [
-        lambda r: _precision_class(r.precision) == _precision_class(job.precision)
-    ]
-    gen = generation(job.gpu.name) if job.gpu else None
-    if gen is not None:
-        tests.append(lambda r: generation(r.gpu) == gen)
+    tests: list[Callable[[Run], bool]] = [lambda r: _precision_class(r.precision) == job.precision]
+    if job.generation is not None:
+        tests.append(lambda r: generation(r.gpu) == job.generation)
     return tests
 
 
 def _workload_tests(job: Lookup) -> list[Callable[[Run], bool]]:
     """Tests of size and layout, most telling first: runs that pass them give the point."""
     tests: list[Callable[[Run], bool]] = []
-    size = job.params
-    if size is not None and size > 0:
-        tests.append(lambda r: _size_class(r.params) == _size_class(size))
-    world = job.world
-    if world is not None:
-        tests.append(lambda r: (r.gpus <= _ONE_NODE) == (world <= _ONE_NODE))
+    if job.size is not None:
+        tests.append(lambda r: _size_class(r.params) == job.size)
+    if job.one_node is not None:
+        tests.append(lambda r: (r.gpus <= _ONE_NODE) == job.one_node)
     tests.append(lambda r: r.sharded == job.sharded)
     return tests
 
@@ -165,7 +161,6 @@ def similar_runs(job: Lookup) -> list[Run]:
     return _narrow(peer_runs(job), _workload_tests(job))
 
 
-@cache
 def mfu_band(
     params: float | None,
     gpu: GpuSpec | None,
@@ -177,7 +172,20 @@ def mfu_band(
     published runs, from ``LOW_SHARE`` of the least to the most efficient run on the same
     hardware and format (the nearest runs agree more closely than jobs do: Llama 2's
     production runs reached less than MosaicML's benchmarks of the same sizes)."""
-    job = Lookup(params, gpu, precision, world, sharded)
+    return _band(
+        Lookup(
+            precision=_precision_class(precision),
+            generation=generation(gpu.name) if gpu else None,
+            size=_size_class(params) if params is not None and params > 0 else None,
+            one_node=None if world is None else world <= _ONE_NODE,
+            sharded=sharded,
+        )
+    )
+
+
+@cache
+def _band(job: Lookup) -> Band:
+    """``mfu_band`` of one lookup class: a few dozen classes, each computed once."""
     peers = [r.utilization for r in peer_runs(job)]
     if not peers:
         return Band(FALLBACK * LOW_SHARE, FALLBACK, FALLBACK)
