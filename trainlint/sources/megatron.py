@@ -114,6 +114,11 @@ FLAGS: dict[str, list[JobField]] = {
     "no-save-optim": [JobField("/checkpoint/save_optimizer", _not)],
     "log-interval": [JobField("/logging/every_steps", n.positive_int)],
     "eval-interval": [JobField("/eval/every_steps", n.positive_int)],
+    "eval-iters": [JobField("/eval/iters", n.to_int)],
+    "log-num-zeros-in-grad": [
+        JobField("/logging/per_step_diagnostics/num_zeros_in_grad", n.to_bool)
+    ],
+    "log-params-norm": [JobField("/logging/per_step_diagnostics/params_norm", n.to_bool)],
     "fp16": [JobField("/training/precision", n.when_true("fp16"))],
     "bf16": [JobField("/training/precision", n.when_true("bf16"))],
     "fp8-format": _FP8,
