@@ -155,6 +155,7 @@ class Checkpoint(Model):
 class Eval(Model):
     strategy: str | None = None
     every_steps: float | None = None
+    iters: int | None = None  # batches per evaluation (Megatron --eval-iters)
 
 
 class Profiler(Model):
@@ -169,6 +170,10 @@ class Logging(Model):
     reporters: list[str] = Field(default_factory=list)
     profiler: Profiler = Field(default_factory=Profiler)
     anomaly_detection: bool | None = None
+    # Diagnostics computed on every step, each an extra reduction over all gradients or
+    # parameters (Megatron --log-num-zeros-in-grad: num_zeros_in_grad, --log-params-norm:
+    # params_norm); one entry per diagnostic so each is located at its own flag.
+    per_step_diagnostics: dict[str, bool] = Field(default_factory=dict)
 
 
 class Data(Model):

@@ -41,10 +41,18 @@ def _job(job_id: str, **fields: Any) -> dict[str, Any]:
 WASTEFUL = _job(
     "wasteful",
     launcher={"kind": "torchrun", "entrypoint": "train.py"},
-    resources={"gpu": {"model": "H100-80GB", "memory_bytes": 85_899_345_920}, "world_size": 8},
+    resources={
+        "gpu": {"model": "H100-80GB", "memory_bytes": 85_899_345_920},
+        "world_size": 8,
+        "time_limit_s": 3_000_000.0,  # ~833 h against a ~39 h run: TL405
+    },
     training={"max_steps": 100_000, "precision": "bf16"},
     checkpoint={"every_steps": 10, "keep_last": None},
-    logging={"every_steps": 1, "level": "DEBUG"},
+    logging={
+        "every_steps": 1,
+        "level": "DEBUG",
+        "per_step_diagnostics": {"params_norm": True, "num_zeros_in_grad": True},
+    },
     env={"NCCL_DEBUG": "info", "TORCH_DISTRIBUTED_DEBUG": "DETAIL", "OMP_NUM_THREADS": "8"},
     tags={"team": "ml"},
     parse_errors=[{"file": "a.yaml", "line": 3, "column": 1, "message": "bad indentation"}],

@@ -93,6 +93,13 @@ def test_array_flags_land_with_their_positions() -> None:
         ("--no-save-optim", True, [("/checkpoint/save_optimizer", False)]),
         ("--wandb-project", "gpt3", [("/logging/reporters", ["wandb"])]),
         ("--exit-duration-in-mins", "$MINUTES", []),
+        ("--eval-iters", "100", [("/eval/iters", 100)]),
+        (
+            "--log-num-zeros-in-grad",
+            True,
+            [("/logging/per_step_diagnostics/num_zeros_in_grad", True)],
+        ),
+        ("--log-params-norm", True, [("/logging/per_step_diagnostics/params_norm", True)]),
         ("--global-batch-size", "$((WORLD_SIZE*8))", []),
         ("--lr", "6e-5", []),
         ("--not-a-megatron-flag", "1", []),
@@ -185,3 +192,31 @@ def test_gpt_oss_example_is_selective_sequence_parallel_fp8(tmp_path: Path) -> N
     training = job.training
     assert (training.recompute, training.precision) == ("selective", "fp8")
     assert training.parallelism.sequence_parallel is True
+
+
+DIAGNOSTICS_UNDER_SLURM = """#!/bin/bash
+#SBATCH --gres=gpu:h100:8
+#SBATCH --time=500:00:00
+torchrun --nproc_per_node 8 pretrain_gpt.py \\
+    --num-layers 24 --hidden-size 1024 --num-attention-heads 16 --seq-length 2048 \\
+    --micro-batch-size 4 --global-batch-size 256 --train-iters 500 --bf16 \\
+    --eval-interval 50 --eval-iters 100 --log-num-zeros-in-grad --log-params-norm \\
+    --exit-duration-in-mins 60
+"""
+
+
+def test_eval_iters_and_per_step_diagnostics_reach_the_job(tmp_path: Path) -> None:
+    """--eval-iters (batches per evaluation) beside --eval-interval, and each per-step
+    diagnostic as its own entry, so TL306 points at the flag that turned it on."""
+    job = _job(tmp_path, DIAGNOSTICS_UNDER_SLURM)
+    assert (job.eval.every_steps, job.eval.iters) == (50, 100)
+    assert job.logging.per_step_diagnostics == {"num_zeros_in_grad": True, "params_norm": True}
+
+
+def test_the_schedulers_time_limit_outranks_exit_duration(tmp_path: Path) -> None:
+    """#SBATCH --time is what ends the allocation; --exit-duration-in-mins is read as the job's
+    limit only where no scheduler states one."""
+    job = _job(tmp_path, DIAGNOSTICS_UNDER_SLURM)
+    assert job.resources.time_limit_s == 500 * 3600
+    alone = _job(tmp_path, DIAGNOSTICS_UNDER_SLURM.replace("#SBATCH --time=500:00:00\n", ""))
+    assert alone.resources.time_limit_s == 60 * 60

@@ -5,6 +5,12 @@ bash arrays (``GPT_MODEL_ARGS=(--num-layers 96 ...)``) that the shell reader exp
 This format reads no file of its own; it reads the flags of any program a launch line runs
 (``Format.flags``), after the formats before it in name order (hf-trainer), so ``--seed`` and
 ``--bf16`` keep one meaning. A file the repo config forces on it is a TL901.
+
+``--exit-duration-in-mins`` is the job's time limit only where no scheduler states one: an
+``#SBATCH --time`` in the same script wins, since it is what ends the allocation.
+``--log-num-zeros-in-grad`` and ``--log-params-norm`` are per-step diagnostics (each its own
+entry under ``/logging/per_step_diagnostics``, located at its flag); ``--eval-iters`` is the
+number of batches each evaluation runs.
 """
 
 from __future__ import annotations
@@ -114,6 +120,11 @@ FLAGS: dict[str, list[JobField]] = {
     "no-save-optim": [JobField("/checkpoint/save_optimizer", _not)],
     "log-interval": [JobField("/logging/every_steps", n.positive_int)],
     "eval-interval": [JobField("/eval/every_steps", n.positive_int)],
+    "eval-iters": [JobField("/eval/iters", n.to_int)],
+    "log-num-zeros-in-grad": [
+        JobField("/logging/per_step_diagnostics/num_zeros_in_grad", n.to_bool)
+    ],
+    "log-params-norm": [JobField("/logging/per_step_diagnostics/params_norm", n.to_bool)],
     "fp16": [JobField("/training/precision", n.when_true("fp16"))],
     "bf16": [JobField("/training/precision", n.when_true("bf16"))],
     "fp8-format": _FP8,
