@@ -148,6 +148,8 @@ class Checkpoint(Model):
     keep_last: int | None = None
     save_optimizer: bool | None = None
     async_: bool | None = Field(default=None, alias="async")
+    # Each save also writes a Hugging Face weight export (OpenRLHF --ckpt.save_hf).
+    export_hf: bool | None = None
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 

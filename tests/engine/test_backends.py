@@ -47,7 +47,7 @@ WASTEFUL = _job(
         "time_limit_s": 3_000_000.0,  # ~833 h against a ~39 h run: TL405
     },
     training={"max_steps": 100_000, "precision": "bf16"},
-    checkpoint={"every_steps": 10, "keep_last": None},
+    checkpoint={"every_steps": 10, "keep_last": None, "export_hf": True},
     logging={
         "every_steps": 1,
         "level": "DEBUG",
@@ -142,6 +142,7 @@ BOUNDARY = _job(
     tags={"team": "", "project": "x"},
     logging={"every_steps": 1},
     training={"max_steps": 1000},
+    checkpoint={"every_steps": 1001},
     estimates={
         "memory": {"utilization": 0.5},
         "run": {"usd": 100.0, "gpu_hours": 10.0},

@@ -24,6 +24,8 @@ STABLE_IDS = {  # DESIGN §5: ids are stable forever
     "TL202": "unbounded-checkpoints",
     "TL203": "no-checkpoint-long-run",
     "TL204": "spot-without-checkpoint",
+    "TL206": "checkpoint-interval-beyond-run",
+    "TL207": "export-every-checkpoint",
     "TL301": "log-every-step",
     "TL302": "debug-logging",
     "TL303": "blocking-debug",

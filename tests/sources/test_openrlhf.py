@@ -131,3 +131,14 @@ def test_a_release_before_the_dotted_flags_read_from_its_own_example(tmp_path: P
         found[pointer] = (node, lines.get(pointer))
     assert found == expected
     assert [f.name for f in job.features] == ["flash-attn"]
+
+
+@pytest.mark.parametrize("flag", ["--ckpt.save_hf", "--save_hf_ckpt"])
+def test_a_bare_hf_export_flag_is_an_export_at_every_save(tmp_path: Path, flag: str) -> None:
+    script = (
+        "#!/bin/bash\npython3 -m openrlhf.cli.train_ppo_ray \\\n"
+        f"   --ckpt.save_steps 5 {flag} \\\n   --train.batch_size 128\n"
+    )
+    job = job_of(tmp_path, script)
+    assert (job.checkpoint.every_steps, job.checkpoint.export_hf) == (5, True)
+    assert job.provenance["/checkpoint/export_hf"].line == 3

@@ -13,6 +13,8 @@ and before it (``--micro_train_batch_size``, ``--zero_stage``, ``--save_steps``,
 - ``ds.param_dtype`` is the training precision (bf16 or fp16); older releases had ``--bf16``.
 - ``ckpt.save_steps`` / ``eval.steps`` / ``logger.logging_steps`` count optimizer steps; -1
   (the default) saves only the final model and never evaluates: no interval is stated.
+- ``ckpt.save_hf`` (``save_hf_ckpt`` before) writes the weights in Hugging Face format at every
+  checkpoint, on top of the DeepSpeed checkpoint.
 - ``actor.num_gpus_per_node`` x ``actor.num_nodes`` is the actor's placement on the Ray
   cluster: with ``--train.colocate_all`` every model shares those GPUs, so they are the job's.
   The models placed apart (reference, reward, critic, vLLM engines) take GPUs of their own,
@@ -50,6 +52,7 @@ _EPOCHS = [JobField("/training/epochs", n.positive_float)]
 _ZERO = [JobField("/training/parallelism/zero_stage", n.to_int)]
 _SAVE = [JobField("/checkpoint/every_steps", n.positive_int)]
 _KEEP = [JobField("/checkpoint/keep_last", n.positive_int)]
+_EXPORT_HF = [JobField("/checkpoint/export_hf", n.to_bool)]
 _LOG = [JobField("/logging/every_steps", n.positive_int)]
 _EVAL = [JobField("/eval/every_steps", n.positive_int)]
 _RECOMPUTE = [JobField("/training/activation_checkpointing", n.to_bool)]
@@ -75,6 +78,7 @@ DOTTED: dict[str, list[JobField]] = {
     "ds.lora.rank": _LORA,
     "ckpt.save_steps": _SAVE,
     "ckpt.max_num": _KEEP,
+    "ckpt.save_hf": _EXPORT_HF,
     "logger.logging_steps": _LOG,
     "eval.steps": _EVAL,
     "data.max_len": _SEQ,
@@ -99,6 +103,8 @@ PLAIN: dict[str, list[JobField]] = {
     "lora_rank": _LORA,
     "save_steps": _SAVE,
     "max_ckpt_num": _KEEP,
+    "save_hf_ckpt": _EXPORT_HF,
+    "save_hf": _EXPORT_HF,
     "logging_steps": _LOG,
     "eval_steps": _EVAL,
     "max_len": _SEQ,
