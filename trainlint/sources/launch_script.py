@@ -95,6 +95,7 @@ def parse(file: Input) -> Document:
     facts = [*header_facts, *env_facts(script, launch, file.path)]
     if launch is not None:
         facts += launch_facts(launch, header_facts, script, file.path)
+        facts += restart_loop_facts(launch, script, file.path)
         doc.references = launch_references(launch, file.path)
         doc.program = _entry_script(launch, file.path)
         doc.overrides = program_overrides(launch.program, file.path)
@@ -237,6 +238,8 @@ def keys() -> dict[str, list[str]]:
         "mpirun -n, -npernode, -x": ["/resources/world_size", "/resources/gpus_per_node", "/env"],
         "CUDA_VISIBLE_DEVICES": ["/resources/gpus_per_node"],
         "the launch command": ["/launcher/kind", "/launcher/entrypoint", "/launcher/command"],
+        "while true / while : / until false / for ((;;)) around the launch, with no break, "
+        "exit or return in it and no set -e before it": ["/launcher/restart_loop"],
         "a script fed to sbatch/bash through a heredoc (sbatch <<EOF), bash -c of a partly "
         "known string, a launch built in a heredoc (read -r -d '' CMD <<EOF; $CMD or eval), "
         "behind prefixes "
@@ -297,6 +300,37 @@ def launch_facts(
         facts += _visible_devices(launch, script, file)
     program = program_facts(launch.program, file, _entry(launch))[0]
     return facts + [fact for fact in program if not _allocated(fact, declared)]
+
+
+_ERREXIT = re.compile(r"-[a-zA-Z]*e[a-zA-Z]*")
+
+
+def restart_loop_facts(launch: Launch, script: Script, file: str) -> list[Fact]:
+    """``/launcher/restart_loop: "uncapped"`` at the first line of an endless loop around the
+    launch (``shell.loops``): a run that crashes every time is relaunched until the allocation
+    ends. Under ``set -e`` a failing launch ends the script, so the loop is capped."""
+    line = launch.command.line
+    loop = next((loop for loop in script.endless_loops if loop.holds(line)), None)
+    if loop is None or _errexit_before(script, loop.line):
+        return []
+    return [
+        Fact(
+            "/launcher/restart_loop",
+            "uncapped",
+            Location(file=file, line=loop.line, column=loop.column),
+        )
+    ]
+
+
+def _errexit_before(script: Script, line: int) -> bool:
+    """``set -e`` / ``set -euo pipefail`` / ``set -o errexit`` before ``line``."""
+    for command in script.commands:
+        if command.line >= line or command.name.text != "set":
+            continue
+        args = [arg.text or "" for arg in command.args]
+        if any(_ERREXIT.fullmatch(a) for a in args) or "errexit" in args:
+            return True
+    return False
 
 
 def _allocated(fact: Fact, declared: set[str]) -> bool:

@@ -22,6 +22,7 @@ from functools import cache, lru_cache
 import tree_sitter
 import tree_sitter_bash
 
+from trainlint.sources.shell.loops import Loop, endless
 from trainlint.sources.shell.walk import Assignment, Command, FedScript, Walker, descendants
 from trainlint.sources.shell.words import (
     BUDGET_BASE,
@@ -64,6 +65,8 @@ class Script:
     error: tuple[int, int] | None = None  # first syntax error (line, column), if any
     written: list[str] = field(default_factory=list)  # files it writes (``> x.json``)
     batch_headers: list[ScriptComment] = field(default_factory=list)
+    endless_loops: list[Loop] = field(default_factory=list)
+    """Loops nothing in them ends (``while true`` without ``break``/``exit``): ``shell.loops``."""
     """The leading comments (``#SBATCH`` headers) of a script it feeds to ``sbatch <<EOF``,
     at their lines in this script."""
 
@@ -108,6 +111,7 @@ def parse_script(
         for name, value in walker.vars.table().items()
     }
     script.written = walker.written
+    script.endless_loops = [loop for node in descendants(root) if (loop := endless(node, text))]
     if nesting < MAX_FED_NESTING:
         for fed in walker.fed:
             inner = _fed_script(fed, environ or {}, prefixes, nesting + 1)
