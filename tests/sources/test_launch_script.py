@@ -832,6 +832,12 @@ RESTART_LOOPS = {  # script → the line of the uncapped restart loop, None when
     "set -e": ("set -eo pipefail\nwhile true; do\n  torchrun train.py\ndone\n", None),
     "set -o errexit": ("set -o errexit\nwhile true; do\n  torchrun train.py\ndone\n", None),
     "loop elsewhere": ("while true; do\n  sleep 60; nvidia-smi\ndone &\ntorchrun train.py\n", None),
+    "set +e after set -e": ("set -e\nset +e\nwhile true; do\n  torchrun train.py\ndone\n", 3),
+    "set +o errexit": ("set -o errexit\nset +o errexit\nuntil false; do torchrun t.py; done\n", 3),
+    "sbatch heredoc": (
+        "sbatch <<EOF\n#!/bin/bash\nwhile :; do\n  torchrun train.py\ndone\nEOF\n",
+        3,
+    ),
     "no loop": ("torchrun --max-restarts 3 --nproc_per_node=8 train.py\n", None),
 }
 

@@ -11,6 +11,7 @@ configs it names and those formats' defaults for what the flags leave unset.
 
 from __future__ import annotations
 
+import itertools
 import math
 import posixpath
 import re
@@ -34,7 +35,7 @@ from trainlint.sources.base import (
 )
 from trainlint.sources.base.format import Flags, Format
 from trainlint.sources.base.redact import redact_text, redact_value
-from trainlint.sources.shell import Assignment, Script, Word, launchers, slurm
+from trainlint.sources.shell import Assignment, Command, Script, Word, launchers, slurm
 from trainlint.sources.shell.launchers import Launch, location
 from trainlint.sources.structured import MAX_BYTES, check_size
 
@@ -302,7 +303,7 @@ def launch_facts(
     return facts + [fact for fact in program if not _allocated(fact, declared)]
 
 
-_ERREXIT = re.compile(r"-[a-zA-Z]*e[a-zA-Z]*")
+_ERREXIT = re.compile(r"[-+][a-zA-Z]*e[a-zA-Z]*")  # set -e, set -euo, set +e
 
 
 def restart_loop_facts(launch: Launch, script: Script, file: str) -> list[Fact]:
@@ -323,14 +324,24 @@ def restart_loop_facts(launch: Launch, script: Script, file: str) -> list[Fact]:
 
 
 def _errexit_before(script: Script, line: int) -> bool:
-    """``set -e`` / ``set -euo pipefail`` / ``set -o errexit`` before ``line``."""
-    for command in script.commands:
-        if command.line >= line or command.name.text != "set":
-            continue
-        args = [arg.text or "" for arg in command.args]
-        if any(_ERREXIT.fullmatch(a) for a in args) or "errexit" in args:
-            return True
-    return False
+    """Whether the last ``set -e`` / ``set -euo pipefail`` / ``set -o errexit`` before
+    ``line`` is still in force (no ``set +e`` / ``set +o errexit`` after it)."""
+    errexit = False
+    for command in sorted(script.commands, key=lambda command: command.line):  # heredocs last
+        if command.line < line and command.name.text == "set":
+            errexit = _errexit(command, errexit)
+    return errexit
+
+
+def _errexit(command: Command, before: bool) -> bool:
+    """Whether ``set`` ``command`` leaves errexit on, given it was ``before``."""
+    args = [arg.text or "" for arg in command.args]
+    for flag, value in itertools.pairwise(["", *args]):
+        if _ERREXIT.fullmatch(value):
+            before = value[0] == "-"
+        elif value == "errexit" and flag in ("-o", "+o"):
+            before = flag == "-o"
+    return before
 
 
 def _allocated(fact: Fact, declared: set[str]) -> bool:

@@ -116,6 +116,7 @@ def parse_script(
         for fed in walker.fed:
             inner = _fed_script(fed, environ or {}, prefixes, nesting + 1)
             script.commands += inner.commands
+            script.endless_loops += inner.endless_loops
             if fed.program.rsplit("/", 1)[-1] == "sbatch":
                 script.batch_headers += inner.leading_comments()
     script.error = _first_error(root) if root.has_error else None
@@ -175,6 +176,10 @@ def _fed_script(
 
     inner.commands = [moved(command) for command in inner.commands]
     inner.comments = [replace(c, line=c.line + offset) for c in inner.comments]
+    inner.endless_loops = [
+        replace(loop, line=loop.line + offset, end_line=loop.end_line + offset)
+        for loop in inner.endless_loops
+    ]
     return inner
 
 
