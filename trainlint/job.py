@@ -40,6 +40,8 @@ class Launcher(Model):
     kind: str | None = None  # torchrun, deepspeed, accelerate, python, srun, mpirun
     entrypoint: str | None = None
     command: str | None = None
+    # "uncapped": the launch sits in a loop nothing ends (``while true`` without break/exit)
+    restart_loop: str | None = None
 
 
 class Gpu(Model):

@@ -295,7 +295,7 @@ RISKY = _job(
     sources=[{"path": "recipe.yaml", "format": "torchtune", "role": "config"}],
     defaults={"/training/seed": {"value": None, "format": "torchtune", "key": "seed",
                                  "file": "recipe.yaml", "line": 1, "column": 1}},
-    launcher={"kind": "srun"},
+    launcher={"kind": "srun", "restart_loop": "uncapped"},
     budget={"usd": 1000.0, "gpu_hours": 300.0},
     resources={"gpu": {"model": "H100-80GB"}, "world_size": 8, "spot": True},
     checkpoint={"strategy": "no"},

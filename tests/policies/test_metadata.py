@@ -26,6 +26,7 @@ STABLE_IDS = {  # DESIGN §5: ids are stable forever
     "TL204": "spot-without-checkpoint",
     "TL206": "checkpoint-interval-beyond-run",
     "TL207": "export-every-checkpoint",
+    "TL208": "uncapped-resume-loop",
     "TL301": "log-every-step",
     "TL302": "debug-logging",
     "TL303": "blocking-debug",

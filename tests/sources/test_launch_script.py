@@ -816,3 +816,37 @@ def test_hydra_config_path_and_name_reference_the_primary_config() -> None:
         ("config-name", "megatron_gpt_config"),
         ("trainer.devices", "8"),
     ]
+
+
+RESTART_LOOPS = {  # script → the line of the uncapped restart loop, None when there is none
+    "while true": ("while true; do\n  torchrun train.py\ndone\n", 1),
+    "while :": ("export NCCL_DEBUG=WARN\nwhile :\ndo\n  torchrun train.py\ndone\n", 2),
+    "until false": ("until false; do\n  torchrun train.py\ndone\n", 1),
+    "for ((;;))": ("for ((;;)); do\n  torchrun train.py\ndone\n", 1),
+    "counter": ("i=0\nwhile [ $i -lt 3 ]; do\n  torchrun train.py\n  i=$((i+1))\ndone\n", None),
+    "break": ("while true; do\n  torchrun train.py && break\ndone\n", None),
+    "exit": ("while true; do\n  torchrun train.py || exit 1\ndone\n", None),
+    "return": ("run() {\n  while :; do\n    torchrun train.py\n    return\n  done\n}\nrun\n", None),
+    "for attempts": ("for attempt in 1 2 3; do\n  torchrun train.py\ndone\n", None),
+    "until true": ("until true; do\n  torchrun train.py\ndone\n", None),
+    "set -e": ("set -eo pipefail\nwhile true; do\n  torchrun train.py\ndone\n", None),
+    "set -o errexit": ("set -o errexit\nwhile true; do\n  torchrun train.py\ndone\n", None),
+    "loop elsewhere": ("while true; do\n  sleep 60; nvidia-smi\ndone &\ntorchrun train.py\n", None),
+    "set +e after set -e": ("set -e\nset +e\nwhile true; do\n  torchrun train.py\ndone\n", 3),
+    "set +o errexit": ("set -o errexit\nset +o errexit\nuntil false; do torchrun t.py; done\n", 3),
+    "sbatch heredoc": (
+        "sbatch <<EOF\n#!/bin/bash\nwhile :; do\n  torchrun train.py\ndone\nEOF\n",
+        3,
+    ),
+    "no loop": ("torchrun --max-restarts 3 --nproc_per_node=8 train.py\n", None),
+}
+
+
+@pytest.mark.parametrize(("text", "line"), RESTART_LOOPS.values(), ids=RESTART_LOOPS.keys())
+def test_restart_loop_is_an_endless_loop_around_the_launch(text: str, line: int | None) -> None:
+    """``while true`` / ``while :`` / ``until false`` / ``for ((;;))`` around the launch with
+    nothing that leaves it, at the loop's line; a counter, break, exit, return or set -e caps it."""
+    doc = read("run.sh", text)
+    assert fact(doc, "/launcher/kind") == "torchrun"
+    found = [row for row in rows(doc) if row[0] == "/launcher/restart_loop"]
+    assert found == ([] if line is None else [("/launcher/restart_loop", "uncapped", line, 1)])

@@ -11,6 +11,7 @@ configs it names and those formats' defaults for what the flags leave unset.
 
 from __future__ import annotations
 
+import itertools
 import math
 import posixpath
 import re
@@ -34,7 +35,7 @@ from trainlint.sources.base import (
 )
 from trainlint.sources.base.format import Flags, Format
 from trainlint.sources.base.redact import redact_text, redact_value
-from trainlint.sources.shell import Assignment, Script, Word, launchers, slurm
+from trainlint.sources.shell import Assignment, Command, Script, Word, launchers, slurm
 from trainlint.sources.shell.launchers import Launch, location
 from trainlint.sources.structured import MAX_BYTES, check_size
 
@@ -95,6 +96,7 @@ def parse(file: Input) -> Document:
     facts = [*header_facts, *env_facts(script, launch, file.path)]
     if launch is not None:
         facts += launch_facts(launch, header_facts, script, file.path)
+        facts += restart_loop_facts(launch, script, file.path)
         doc.references = launch_references(launch, file.path)
         doc.program = _entry_script(launch, file.path)
         doc.overrides = program_overrides(launch.program, file.path)
@@ -237,6 +239,8 @@ def keys() -> dict[str, list[str]]:
         "mpirun -n, -npernode, -x": ["/resources/world_size", "/resources/gpus_per_node", "/env"],
         "CUDA_VISIBLE_DEVICES": ["/resources/gpus_per_node"],
         "the launch command": ["/launcher/kind", "/launcher/entrypoint", "/launcher/command"],
+        "while true / while : / until false / for ((;;)) around the launch, with no break, "
+        "exit or return in it and no set -e before it": ["/launcher/restart_loop"],
         "a script fed to sbatch/bash through a heredoc (sbatch <<EOF), bash -c of a partly "
         "known string, a launch built in a heredoc (read -r -d '' CMD <<EOF; $CMD or eval), "
         "behind prefixes "
@@ -297,6 +301,47 @@ def launch_facts(
         facts += _visible_devices(launch, script, file)
     program = program_facts(launch.program, file, _entry(launch))[0]
     return facts + [fact for fact in program if not _allocated(fact, declared)]
+
+
+_ERREXIT = re.compile(r"[-+][a-zA-Z]*e[a-zA-Z]*")  # set -e, set -euo, set +e
+
+
+def restart_loop_facts(launch: Launch, script: Script, file: str) -> list[Fact]:
+    """``/launcher/restart_loop: "uncapped"`` at the first line of an endless loop around the
+    launch (``shell.loops``): a run that crashes every time is relaunched until the allocation
+    ends. Under ``set -e`` a failing launch ends the script, so the loop is capped."""
+    line = launch.command.line
+    loop = next((loop for loop in script.endless_loops if loop.holds(line)), None)
+    if loop is None or _errexit_before(script, loop.line):
+        return []
+    return [
+        Fact(
+            "/launcher/restart_loop",
+            "uncapped",
+            Location(file=file, line=loop.line, column=loop.column),
+        )
+    ]
+
+
+def _errexit_before(script: Script, line: int) -> bool:
+    """Whether the last ``set -e`` / ``set -euo pipefail`` / ``set -o errexit`` before
+    ``line`` is still in force (no ``set +e`` / ``set +o errexit`` after it)."""
+    errexit = False
+    for command in sorted(script.commands, key=lambda command: command.line):  # heredocs last
+        if command.line < line and command.name.text == "set":
+            errexit = _errexit(command, errexit)
+    return errexit
+
+
+def _errexit(command: Command, before: bool) -> bool:
+    """Whether ``set`` ``command`` leaves errexit on, given it was ``before``."""
+    args = [arg.text or "" for arg in command.args]
+    for flag, value in itertools.pairwise(["", *args]):
+        if _ERREXIT.fullmatch(value):
+            before = value[0] == "-"
+        elif value == "errexit" and flag in ("-o", "+o"):
+            before = flag == "-o"
+    return before
 
 
 def _allocated(fact: Fact, declared: set[str]) -> bool:

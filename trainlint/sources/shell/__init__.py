@@ -22,6 +22,7 @@ from functools import cache, lru_cache
 import tree_sitter
 import tree_sitter_bash
 
+from trainlint.sources.shell.loops import Loop, endless
 from trainlint.sources.shell.walk import Assignment, Command, FedScript, Walker, descendants
 from trainlint.sources.shell.words import (
     BUDGET_BASE,
@@ -64,6 +65,8 @@ class Script:
     error: tuple[int, int] | None = None  # first syntax error (line, column), if any
     written: list[str] = field(default_factory=list)  # files it writes (``> x.json``)
     batch_headers: list[ScriptComment] = field(default_factory=list)
+    endless_loops: list[Loop] = field(default_factory=list)
+    """Loops nothing in them ends (``while true`` without ``break``/``exit``): ``shell.loops``."""
     """The leading comments (``#SBATCH`` headers) of a script it feeds to ``sbatch <<EOF``,
     at their lines in this script."""
 
@@ -108,10 +111,12 @@ def parse_script(
         for name, value in walker.vars.table().items()
     }
     script.written = walker.written
+    script.endless_loops = [loop for node in descendants(root) if (loop := endless(node, text))]
     if nesting < MAX_FED_NESTING:
         for fed in walker.fed:
             inner = _fed_script(fed, environ or {}, prefixes, nesting + 1)
             script.commands += inner.commands
+            script.endless_loops += inner.endless_loops
             if fed.program.rsplit("/", 1)[-1] == "sbatch":
                 script.batch_headers += inner.leading_comments()
     script.error = _first_error(root) if root.has_error else None
@@ -171,6 +176,10 @@ def _fed_script(
 
     inner.commands = [moved(command) for command in inner.commands]
     inner.comments = [replace(c, line=c.line + offset) for c in inner.comments]
+    inner.endless_loops = [
+        replace(loop, line=loop.line + offset, end_line=loop.end_line + offset)
+        for loop in inner.endless_loops
+    ]
     return inner
 
 
