@@ -839,6 +839,9 @@ RESTART_LOOPS = {  # script → the line of the uncapped restart loop, None when
         3,
     ),
     "no loop": ("torchrun --max-restarts 3 --nproc_per_node=8 train.py\n", None),
+    "shebang -e": ("#!/bin/bash -e\nwhile true; do\n  torchrun train.py\ndone\n", None),
+    "shebang env -S": ("#!/usr/bin/env -S bash -eux\nwhile :; do torchrun t.py; done\n", None),
+    "shebang, no -e": ("#!/usr/bin/env bash\nwhile true; do\n  torchrun train.py\ndone\n", 2),
 }
 
 

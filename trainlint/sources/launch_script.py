@@ -326,11 +326,18 @@ def restart_loop_facts(launch: Launch, script: Script, file: str) -> list[Fact]:
 def _errexit_before(script: Script, line: int) -> bool:
     """Whether the last ``set -e`` / ``set -euo pipefail`` / ``set -o errexit`` before
     ``line`` is still in force (no ``set +e`` / ``set +o errexit`` after it)."""
-    errexit = False
+    errexit = _shebang_errexit(script)
     for command in sorted(script.commands, key=lambda command: command.line):  # heredocs last
         if command.line < line and command.name.text == "set":
             errexit = _errexit(command, errexit)
     return errexit
+
+
+def _shebang_errexit(script: Script) -> bool:
+    """``#!/bin/bash -e`` (or ``-eux``, ``env -S bash -e``): errexit on from the first line."""
+    shebang = next((c for c in script.comments if c.line == 1 and c.text.startswith("#!")), None)
+    words = shebang.text[2:].split()[1:] if shebang else []
+    return any(word[0] == "-" and _ERREXIT.fullmatch(word) for word in words)
 
 
 def _errexit(command: Command, before: bool) -> bool:
