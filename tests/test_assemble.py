@@ -10,7 +10,7 @@ from trainlint.assemble import assemble, build_job
 from trainlint.discover import discover
 from trainlint.job import Job, Location
 from trainlint.read import Workspace
-from trainlint.sources.base import Document, Fact
+from trainlint.sources.base import Document, DocumentDefault, Fact
 
 SCRIPT = """\
 #!/bin/bash
@@ -293,3 +293,17 @@ def test_an_impossible_layout_derives_nothing_and_is_not_estimated(in_tmp: Path)
 
     estimates = estimate(job)
     assert estimates.memory.total_bytes is None and estimates.unknown[0].startswith("parallel")
+
+
+def test_a_default_the_model_cannot_hold_is_dropped_not_fatal() -> None:
+    """A list default (reporters, an entry script's ``report_to=["tensorboard"]``) is kept; a
+    value the job model has no shape for is dropped, never a crash (exit 3 on
+    DeepSpeedExamples)."""
+    here = Location(file="train.py", line=3, column=5)
+    doc = Document("train.py", "python-code", 1.0, defaults=[
+        DocumentDefault("/logging/reporters", ["tensorboard"], "report_to", here),
+        DocumentDefault("/training/seed", {"not": "a value"}, "seed", here),  # type: ignore[arg-type]
+    ])  # fmt: skip
+    job = build_job([doc])
+    assert job.defaults["/logging/reporters"].value == ["tensorboard"]
+    assert "/training/seed" not in job.defaults

@@ -32,7 +32,15 @@ from trainlint.job import (
 )
 from trainlint.read import Workspace, display
 from trainlint.sources import FORCED, broken, override_facts
-from trainlint.sources.base import PRECEDENCE, RUN_SETTINGS, Document, Fact, Reference, Skipped
+from trainlint.sources.base import (
+    PRECEDENCE,
+    RUN_SETTINGS,
+    Document,
+    DocumentDefault,
+    Fact,
+    Reference,
+    Skipped,
+)
 from trainlint.sources.base import purpose as _purpose
 from trainlint.sources.base.redact import redact_fact
 from trainlint.sources.python.arguments import argument_facts
@@ -235,12 +243,23 @@ def _defaults(documents: Sequence[Document], stated: Collection[str]) -> dict[st
             if default.pointer in stated or (held is not None and held.value is not None):
                 continue
             if held is None or default.value is not None:
-                where = default.location
-                found[default.pointer] = Default(
-                    value=default.value, same_as=default.same_as, format=doc.format,
-                    key=default.key, file=where.file, line=where.line, column=where.column,
-                )  # fmt: skip
+                kept = _default(default, doc.format)
+                if kept is not None:
+                    found[default.pointer] = kept
     return found
+
+
+def _default(default: DocumentDefault, format_name: str) -> Default | None:
+    """The job's record of ``default``; None when the model cannot hold its value (a default
+    the job model has no shape for is dropped, as a fact would be, never fatal)."""
+    where = default.location
+    try:
+        return Default(
+            value=default.value, same_as=default.same_as, format=format_name,
+            key=default.key, file=where.file, line=where.line, column=where.column,
+        )  # fmt: skip
+    except ValidationError:
+        return None
 
 
 FEATURES = "/features/"

@@ -243,7 +243,7 @@ class Default(Model):
     follows (``same_as``: HF's eval_steps is logging_steps), the format whose framework sets
     it, the key a user would set, and where that key would go."""
 
-    value: str | int | float | bool | None = None
+    value: str | int | float | bool | list[str] | None = None  # a list: reporters (report_to)
     same_as: str | None = None
     format: str
     key: str

@@ -60,7 +60,7 @@ class DocumentDefault:
     published shape has the format and no pointer, so the two are not one class)."""
 
     pointer: str
-    value: str | int | float | bool | None
+    value: str | int | float | bool | list[str] | None
     key: str
     location: Location
     same_as: str | None = None
