@@ -94,3 +94,16 @@ def test_a_config_the_launch_names_overrides_the_entry_scripts_own_globals(in_tm
     assert (job.training.micro_batch_size, job.training.max_steps) == (64, 5000)
     assert job.model.layers == 12  # train.py's own, where the config says nothing
     assert job.provenance["/training/micro_batch_size"].file == "config/train_small.py"
+
+
+def test_positional_only_parameters_with_defaults_are_read_without_error() -> None:
+    """``def f(a, b=1, /, c=2)``: defaults cover positional-only parameters too (diffusers'
+    attention_dispatch.py was a TL901 "internal error" at error severity)."""
+    text = (
+        "import typer\n\n"
+        "def dispatch(query, key=None, /, scale=1.0):\n    return query\n\n"
+        "def main(lr, /, epochs: int = typer.Option(3, help='passes over the data')):\n"
+        "    pass\n"
+    )
+    doc = read_document(Input("attention_dispatch.py", text))
+    assert not isinstance(doc, Document) or not doc.errors

@@ -220,9 +220,13 @@ def _click(deco: ast.expr) -> _Definition | None:
 
 
 def _typer_parameters(func: ast.FunctionDef) -> list[_Definition]:
-    args = func.args.args[len(func.args.args) - len(func.args.defaults) :]
+    """``def main(epochs: int = typer.Option(3, help=...))``: defaults belong to the last
+    positional parameters, positional-only ones included (``def f(a, /, b=1)``)."""
+    positional = [*func.args.posonlyargs, *func.args.args]
+    defaults = func.args.defaults
+    args = positional[len(positional) - len(defaults) :] if defaults else []
     found: list[_Definition] = []
-    for arg, default in zip(args, func.args.defaults, strict=True):
+    for arg, default in zip(args, defaults, strict=True):
         call = default if isinstance(default, ast.Call) else None
         callee = call.func if call is not None else None
         if call is None or not (isinstance(callee, ast.Attribute) and callee.attr == "Option"):
