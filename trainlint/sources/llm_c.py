@@ -29,11 +29,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from trainlint.errors import SourceError
 from trainlint.job import Location
-from trainlint.sources.base import Document, Fact, Input, Role
+from trainlint.sources.base import Fact, Role
 from trainlint.sources.base import normalize as n
-from trainlint.sources.base.format import Flags, Format
+from trainlint.sources.base.format import Flags, Format, flags_only, no_file
 from trainlint.sources.base.table import JobField, facts_for
 
 name = "llm-c"
@@ -82,10 +81,6 @@ def _on(value: Any) -> bool | None:
     return None if number is None else number != 0
 
 
-def _dtype(value: Any) -> str | None:
-    return {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}.get(n.to_str(value) or "")
-
-
 _MICRO = [JobField("/training/micro_batch_size", n.positive_int)]
 _SEQ = [JobField("/model/seq_len", n.positive_int)]
 _STEPS = [JobField("/training/max_steps", n.positive_int)]
@@ -106,7 +101,7 @@ SCRIPT: dict[str, list[JobField]] = {
     "--num_iterations": _STEPS,
     "--val_loss_every": _EVAL,
     "--zero_stage": _ZERO,
-    "--dtype": [JobField("/training/precision", _dtype)],
+    "--dtype": [JobField("/training/precision", n.precision)],
     "--compile": [JobField("/training/compile", _on)],
 }
 # -d / --total_batch_size (tokens) and -e / --model (dimensions) are read by ``together``.
@@ -134,13 +129,8 @@ def together(stated: Mapping[str, tuple[Any, Location]]) -> list[Fact]:
     return facts + (_model(*model) if model is not None else [])
 
 
-def recognise(file: Input) -> float:
-    """Never a file's format: llm.c is configured on the command line."""
-    return 0.0
-
-
-def parse(file: Input) -> Document:
-    raise SourceError(f"{name} has no config file: its settings are a launch line's flags")
+recognise = no_file  # configured on the command line only
+parse = flags_only(name)
 
 
 def keys() -> dict[str, list[str]]:

@@ -18,11 +18,10 @@ from __future__ import annotations
 from typing import Any
 
 from trainlint.catalog import resolve_model
-from trainlint.errors import SourceError
 from trainlint.job import Location
-from trainlint.sources.base import Document, Fact, Input, Role
+from trainlint.sources.base import Fact, Role
 from trainlint.sources.base import normalize as n
-from trainlint.sources.base.format import Flags, Format
+from trainlint.sources.base.format import Flags, Format, flags_only, no_file
 from trainlint.sources.base.table import JobField, facts_for
 
 name = "megatron-lm"
@@ -168,13 +167,8 @@ def keys() -> dict[str, list[str]]:
     }
 
 
-def recognise(file: Input) -> float:
-    """Never a file's format: Megatron-LM is configured on the command line."""
-    return 0.0
-
-
-def parse(file: Input) -> Document:
-    raise SourceError(f"{name} has no config file: its settings are a launch line's flags")
+recognise = no_file  # configured on the command line only
+parse = flags_only(name)
 
 
 FORMAT = Format(

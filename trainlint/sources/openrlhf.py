@@ -29,11 +29,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from trainlint.errors import SourceError
 from trainlint.job import Location
-from trainlint.sources.base import Document, Fact, Input, Role
+from trainlint.sources.base import Fact, Role
 from trainlint.sources.base import normalize as n
-from trainlint.sources.base.format import Flags, Format
+from trainlint.sources.base.format import Flags, Format, flags_only, no_file
 from trainlint.sources.base.table import JobField, facts_for
 from trainlint.sources.hf_trainer import flash_attn
 
@@ -123,13 +122,8 @@ def cli_facts(flag: str, value: Any, location: Location) -> list[Fact]:
     return facts_for(FLAGS.get(flag.lstrip("-"), []), value, location)
 
 
-def recognise(file: Input) -> float:
-    """Never a file's format: OpenRLHF is configured on the command line."""
-    return 0.0
-
-
-def parse(file: Input) -> Document:
-    raise SourceError(f"{name} has no config file: its settings are a launch line's flags")
+recognise = no_file  # configured on the command line only
+parse = flags_only(name)
 
 
 def keys() -> dict[str, list[str]]:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from trainlint.errors import SourceError
 from trainlint.job import Location
 from trainlint.sources.base import Document, DocumentDefault, Fact, Input, Override, Role
 from trainlint.sources.base.table import Table, facts_for
@@ -99,3 +100,18 @@ class Format:
             return []
         path = tuple(part.replace("-", "_") for part in override.key.split("."))
         return facts_for(self.table.get(path, []), override.value, override.location)
+
+
+def no_file(file: Input) -> float:
+    """``recognise`` of a format configured only on the command line (Megatron-LM, OpenRLHF,
+    llm.c): no file is ever its."""
+    return 0.0
+
+
+def flags_only(name: str) -> Callable[[Input], Document]:
+    """``parse`` of such a format: asked for a file, it says where its settings live."""
+
+    def parse(file: Input) -> Document:
+        raise SourceError(f"{name} has no config file: its settings are a launch line's flags")
+
+    return parse
