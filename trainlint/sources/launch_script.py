@@ -532,9 +532,26 @@ def _hydra_apps(readers: Sequence[Flags]) -> tuple[Flags, ...]:
 def program_defaults(launch: Launch, file: str) -> list[DocumentDefault]:
     """The defaults of the frameworks reading the program's flags, for what its flags leave
     unset (HF: an ``--eval_steps`` without ``--eval_strategy`` does not evaluate)."""
-    entry = _entry(launch)
-    facts = program_facts(launch.program, file, entry)[0]
-    return [default for flags in flag_readers(entry) for default in flags.defaults(facts)]
+    readers = flag_readers(_entry(launch))
+    read = _read_by(readers, launch.program, file)
+    return [default for i, flags in enumerate(readers) for default in flags.defaults(read[i])]
+
+
+def _read_by(readers: Sequence[Flags], words: Sequence[Word], file: str) -> list[list[Fact]]:
+    """The facts each reader read (a flag goes to the first that knows it): a framework's
+    defaults follow its own flags, not another's (HF's "no evaluation without
+    --eval_strategy" is no default of Megatron's --eval-interval)."""
+    read: list[list[Fact]] = [[] for _ in readers]
+    single_dash = any(reader.single_dash for reader in readers)
+    for flag, value, word in _arguments(words, single_dash):
+        if flag is None:
+            continue
+        where = location(file, word)
+        for i, reader in enumerate(readers):
+            if facts := reader.facts(flag, value, where):
+                read[i] += facts
+                break
+    return read
 
 
 def program_overrides(words: Sequence[Word], file: str) -> list[Override]:
