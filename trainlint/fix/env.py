@@ -12,6 +12,7 @@ import re
 from trainlint.findings import TextEdit
 from trainlint.fix.site import Site
 from trainlint.fix.text import SourceText
+from trainlint.job import Location
 
 _VALUE = r"""(?:"(?P<dq>[^"$`\\]*)"|'(?P<sq>[^']*)'|(?P<bare>[^\s"'$`\\;&|]+))"""
 _COMMENT = r"\s*(?:\#.*)?$"
@@ -31,8 +32,12 @@ def remove_setting(site: Site, name: str) -> TextEdit | None:
     if at is None or source is None:
         return None
     value = site.job.env.get(name)
-    if value is None:
-        return None
+    return None if value is None else removal(source, at, name, value)
+
+
+def removal(source: SourceText, at: Location, name: str, value: str) -> TextEdit | None:
+    """The edit that removes ``name=value`` stated at ``at`` in ``source``: its line, or
+    its word of a longer command; None for any other shape or value."""
     pattern = re.escape(name)
     for shape in (_SHELL_LINE, _PYTHON_LINE, _YAML_LINE):
         match = re.compile(shape.pattern.replace("{name}", pattern)).match(source.line(at.line))

@@ -1,0 +1,89 @@
+"""Each fix both ways: the exact text it writes, and the text it leaves alone where the value
+is not a literal it can read (a variable, an expression), where another line also sets it, or
+where removing a line would empty a block."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.fix.helpers import CONFIG, SLURM, check, project, texts
+
+LOGGING = "logging_steps: 1   # per-step curve while tuning"
+
+
+def fixed(root: Path, *flags: str) -> dict[str, str]:
+    check(root, "--fix", *flags)
+    return texts(root)
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        (LOGGING, "logging_steps: 10   # per-step curve while tuning"),
+        ("logging_steps: '1'", "logging_steps: '10'"),
+        ("logging_steps: 1.0", "logging_steps: 10"),
+    ],
+)
+def test_logging_interval_in_yaml(in_tmp: Path, written: str, expected: str) -> None:
+    project(in_tmp, config=CONFIG.replace(LOGGING, written))
+    assert fixed(in_tmp)["sft.yaml"] == CONFIG.replace(LOGGING, expected)
+
+
+@pytest.mark.parametrize("flag", ["--logging_steps 1", "--logging_steps=1"])
+def test_logging_interval_on_the_command_line(in_tmp: Path, flag: str) -> None:
+    config = CONFIG.replace(LOGGING + "\n", "")
+    slurm = SLURM.replace("--output_dir", f"{flag} \\\n    --output_dir")
+    project(in_tmp, slurm=slurm, config=config)
+    assert fixed(in_tmp)["train.slurm"] == slurm.replace(flag, flag[:-1] + "10").replace(
+        "export NCCL_DEBUG=INFO\n", ""
+    )
+
+
+def test_logging_interval_overridden_on_another_line_is_left_alone(in_tmp: Path) -> None:
+    """The config says 1 and the launch says 1 too: which one a reader edits is a choice."""
+    slurm = SLURM.replace("--output_dir", "--logging_steps 1 \\\n    --output_dir")
+    project(in_tmp, slurm=slurm)
+    after = fixed(in_tmp)
+    assert after["sft.yaml"] == CONFIG
+    assert "--logging_steps 1 \\" in after["train.slurm"]
+
+
+def test_logging_interval_in_json_keeps_the_layout(in_tmp: Path) -> None:
+    config = '{\n  "model_name_or_path": "meta-llama/Meta-Llama-3-8B",\n  "bf16": true,\n' \
+        '  "max_steps": 2000,\n  "logging_steps": 1,\n  "report_to": ["wandb"]\n}\n'  # fmt: skip
+    slurm = SLURM.replace("sft.yaml", "sft.json")
+    project(in_tmp, slurm=slurm, config="")
+    (in_tmp / "sft.yaml").unlink()
+    (in_tmp / "sft.json").write_text(config)
+    expected = config.replace('"logging_steps": 1,', '"logging_steps": 10,')
+    assert fixed(in_tmp)["sft.json"] == expected
+
+
+def test_debug_prefix_of_a_command_is_removed(in_tmp: Path) -> None:
+    slurm = SLURM.replace("export NCCL_DEBUG=INFO\n", "").replace(
+        "torchrun --standalone", "CUDA_LAUNCH_BLOCKING=1 NCCL_DEBUG=INFO torchrun --standalone"
+    )
+    project(in_tmp, slurm=slurm)
+    assert fixed(in_tmp)["train.slurm"] == slurm.replace(
+        "CUDA_LAUNCH_BLOCKING=1 NCCL_DEBUG=INFO torchrun", "torchrun"
+    )
+
+
+def test_time_limit_added_from_the_upper_estimate(in_tmp: Path) -> None:
+    project(in_tmp, slurm=SLURM.replace("#SBATCH --time=24:00:00\n", ""))
+    after = fixed(in_tmp)["train.slurm"].splitlines()
+    added = [line for line in after if line.startswith("#SBATCH --time=")]
+    assert len(added) == 1
+    assert after.index(added[0]) == after.index('#SBATCH --comment="team=nlp project=llama"') + 1
+    assert json.loads(check(in_tmp, "--select", "no-time-limit").stdout)["findings"] == []
+
+
+def test_time_limit_left_alone_without_an_estimate(in_tmp: Path) -> None:
+    """No model named: no run length, so no limit is invented."""
+    config = CONFIG.replace("model_name_or_path: meta-llama/Meta-Llama-3-8B\n", "")
+    slurm = SLURM.replace("#SBATCH --time=24:00:00\n", "")
+    project(in_tmp, slurm=slurm, config=config)
+    assert "--time" not in fixed(in_tmp)["train.slurm"]
