@@ -59,7 +59,7 @@ def test_autofix_is_parsed(tmp_path: Path) -> None:
 )
 def test_malformed_autofix_is_a_metadata_problem(tmp_path: Path, block: str) -> None:
     (tmp_path / "sample_rule.rego").write_text(RULE.format(autofix=block))
-    with pytest.raises(PolicyError, match="custom.autofix"):
+    with pytest.raises(PolicyError, match=r"custom\.autofix"):
         load_pack(tmp_path)
 
 
