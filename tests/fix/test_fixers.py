@@ -87,3 +87,41 @@ def test_time_limit_left_alone_without_an_estimate(in_tmp: Path) -> None:
     slurm = SLURM.replace("#SBATCH --time=24:00:00\n", "")
     project(in_tmp, slurm=slurm, config=config)
     assert "--time" not in fixed(in_tmp)["train.slurm"]
+
+
+UNBOUNDED = CONFIG.replace("save_total_limit: 3\n", "")
+UNBOUNDED = UNBOUNDED.replace("save_steps: 500", "save_steps: 100")
+
+
+def test_retention_limit_added_after_save_steps(in_tmp: Path) -> None:
+    project(in_tmp, config=UNBOUNDED)
+    assert fixed(in_tmp, "--select", "TL202")["sft.yaml"] == UNBOUNDED.replace(
+        "save_steps: 100\n", "save_steps: 100\nsave_total_limit: 3\n"
+    )
+
+
+def test_retention_limit_on_a_continued_command_line(in_tmp: Path) -> None:
+    config = UNBOUNDED.replace("save_steps: 100\n", "")
+    slurm = SLURM.replace("--output_dir", "--save_steps 100 \\\n    --output_dir")
+    project(in_tmp, slurm=slurm, config=config)
+    assert fixed(in_tmp, "--select", "TL202")["train.slurm"] == slurm.replace(
+        "--save_steps 100 \\\n", "--save_steps 100 \\\n    --save_total_limit 3 \\\n"
+    )
+
+
+def test_retention_limit_left_alone_where_a_variable_names_it(in_tmp: Path) -> None:
+    """A launch that passes the limit from a variable trainlint cannot read: adding a second
+    one would override it."""
+    slurm = SLURM.replace("--output_dir", '--save_total_limit "$KEEP" \\\n    --output_dir')
+    project(in_tmp, slurm=slurm, config=UNBOUNDED)
+    assert fixed(in_tmp, "--select", "TL202") == {"sft.yaml": UNBOUNDED, "train.slurm": slurm}
+
+
+def test_checkpoint_interval_only_with_unsafe_fixes(in_tmp: Path) -> None:
+    config = CONFIG.replace("save_steps: 500", "save_steps: 10")
+    project(in_tmp, config=config)
+    assert fixed(in_tmp, "--select", "TL201")["sft.yaml"] == config
+    after = fixed(in_tmp, "--select", "TL201", "--unsafe-fixes")["sft.yaml"]
+    [line] = [line for line in after.splitlines() if line.startswith("save_steps: ")]
+    assert int(line.removeprefix("save_steps: ")) > 10
+    assert after == config.replace("save_steps: 10\n", line + "\n")

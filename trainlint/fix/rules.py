@@ -11,8 +11,9 @@ from dataclasses import replace
 from trainlint.findings import Fix, TextEdit
 from trainlint.fix import slurm
 from trainlint.fix.env import remove_setting
+from trainlint.fix.retention import retention_limit
 from trainlint.fix.site import Site
-from trainlint.fix.values import boolean_text, replace_value
+from trainlint.fix.values import boolean_text, remove_flag, replace_value
 
 Fixer = Callable[[Site], "Fix | None"]
 
@@ -59,17 +60,22 @@ def _switch_off(site: Site, pointer: str, title: str, *, safe: bool) -> Fix | No
 
 def profiler_always_on(site: Site) -> Fix | None:
     """TL304: the profiler off (safe: profiles are diagnostics, not the training)."""
+    pointer, title = "/logging/profiler/enabled", "Turn the profiler off"
     if site.job.logging.profiler.enabled is not True:
         return None
-    return _switch_off(site, "/logging/profiler/enabled", "Turn the profiler off", safe=True)
+    flag = remove_flag(site, pointer)
+    return _fix(title, True, flag) if flag else _switch_off(site, pointer, title, safe=True)
 
 
 def per_step_diagnostics(site: Site) -> Fix | None:
-    """TL306: each per-step diagnostic stated true, off (safe)."""
+    """TL306: the per-step diagnostic at the finding off (safe): its bare flag removed
+    (Megatron's ``--log-params-norm``), or its value stated true set to false."""
     for name, on in site.job.logging.per_step_diagnostics.items():
         pointer = f"/logging/per_step_diagnostics/{name}"
         if on and site.stated_at(pointer) is not None:
-            return _switch_off(site, pointer, f"Turn the per-step {name} off", safe=True)
+            title = f"Turn the per-step {name} off"
+            flag = remove_flag(site, pointer)
+            return _fix(title, True, flag) if flag else _switch_off(site, pointer, title, safe=True)
     return None
 
 
@@ -100,4 +106,5 @@ FIXERS: dict[str, Fixer] = {
     "needless-recompute": needless_recompute,
     "checkpoint-too-frequent": checkpoint_too_frequent,
     "no-time-limit": slurm.time_limit,
+    "unbounded-checkpoints": retention_limit,
 }

@@ -69,19 +69,52 @@ def _key_pattern(key: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w-])" + "[-_]".join(parts) + r"(?![\w-])")
 
 
+STRUCTURED = (".yaml", ".yml", ".json", ".toml")
+"""Files whose keys are nested: the same name on another line of one is another key
+(DeepSpeed's many ``enabled``), not a second assignment as in a script."""
+
+
 def set_elsewhere(site: Site, literal: Literal) -> bool:
-    """Whether any other line of the job's files names the key: then which line wins (an
-    override, a second document, a variable) is not certain from the text alone."""
+    """Whether another line of the job's files names the key (any line of another file, or
+    of the same script): then which line wins (an override, a variable) is not certain from
+    the text alone."""
     pattern = _key_pattern(literal.key)
     for path in site.other_files():
         source = site.source(path)
         if source is None:
             return True
-        for number, line in enumerate(source.lines, start=1):
-            here = path == site.finding.file and number == literal.line
-            if not here and pattern.search(line):
-                return True
+        same = path == site.finding.file
+        if same and path.endswith(STRUCTURED):
+            continue
+        if any(pattern.search(line) for n, line in enumerate(source.lines, start=1)
+               if not (same and n == literal.line)):  # fmt: skip
+            return True
     return False
+
+
+_BARE_FLAG = re.compile(r"--[\w-]+(?=[ \t]*(?:\\?[ \t]*$|--|#))")
+
+
+def remove_flag(site: Site, pointer: str) -> TextEdit | None:
+    """The edit that removes a switch given as a bare flag (``--log-params-norm``) where the
+    finding locates it: its whole line when the flag is alone on a continued line, else the
+    flag and the blanks beside it, the indentation kept. A flag followed by a value is not a
+    bare switch."""
+    at = site.stated_at(pointer)
+    source = site.source(site.finding.file) if at is not None else None
+    if at is None or source is None:
+        return None
+    line = source.line(at.line)
+    match = _BARE_FLAG.match(line, at.column - 1)
+    if match is None:
+        return None
+    before, rest = line[: at.column - 1], line[match.end() :]
+    if before.strip():  # after another word: the flag and the blanks before it
+        return source.replace(at.line, len(before.rstrip(" \t")) + 1, match.end() + 1, "")
+    if rest.strip() == "\\":  # alone on a continued line
+        return source.delete_line(at.line)
+    end = match.end() + len(rest) - len(rest.lstrip(" \t")) if rest.strip() else match.end()
+    return source.replace(at.line, at.column, end + 1, "")  # first word: the blanks after it
 
 
 def replace_value(site: Site, pointer: str, value: object, new_text: str) -> TextEdit | None:
