@@ -125,3 +125,22 @@ def test_checkpoint_interval_only_with_unsafe_fixes(in_tmp: Path) -> None:
     [line] = [line for line in after.splitlines() if line.startswith("save_steps: ")]
     assert int(line.removeprefix("save_steps: ")) > 10
     assert after == config.replace("save_steps: 10\n", line + "\n")
+
+
+def test_mixed_precision_only_with_unsafe_fixes(in_tmp: Path) -> None:
+    config = CONFIG.replace("bf16: true", "fp16: false\nbf16: false  # fp32 for now")
+    project(in_tmp, config=config)
+    assert fixed(in_tmp, "--select", "TL105")["sft.yaml"] == config
+    after = fixed(in_tmp, "--select", "TL105", "--unsafe-fixes")["sft.yaml"]
+    assert after == config.replace("bf16: false", "bf16: true")
+    assert json.loads(check(in_tmp, "--select", "TL105").stdout)["findings"] == []
+
+
+def test_mixed_precision_left_alone_at_another_switch(in_tmp: Path) -> None:
+    """fp32 located at ``fp16: false`` on an H100, whose estimate names bf16: turning fp16
+    on instead is a choice the user makes."""
+    config = CONFIG.replace("bf16: true", "bf16: false\nfp16: false")
+    project(in_tmp, config=config)
+    result = check(in_tmp, "--fix", "--select", "TL105", "--unsafe-fixes")
+    assert '"TL105"' in result.stdout
+    assert texts(in_tmp)["sft.yaml"] == config

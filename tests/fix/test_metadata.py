@@ -37,7 +37,7 @@ def test_every_fixer_is_declared_and_every_declared_fix_has_a_fixer() -> None:
 
 def test_unsafe_fixes_are_the_ones_that_change_the_training() -> None:
     unsafe = {r.slug for r in load_builtin_pack().rules if r.autofix and not r.autofix.safe}
-    assert unsafe == {"needless-recompute", "checkpoint-too-frequent"}
+    assert unsafe == {"needless-recompute", "checkpoint-too-frequent", "no-mixed-precision"}
 
 
 def test_autofix_is_parsed(tmp_path: Path) -> None:

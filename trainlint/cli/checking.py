@@ -242,7 +242,7 @@ def print_text(console: Console, text: str) -> None:
     "--unsafe-fixes",
     is_flag=True,
     help="Also apply (with --fix) or show (with --fix-diff) the fixes that change the training "
-    "itself: checkpoint interval, activation recomputation.",
+    "itself: checkpoint interval, activation recomputation, mixed precision.",
 )
 @click.option(
     "--fix-diff",

@@ -13,7 +13,7 @@ from trainlint.fix import slurm
 from trainlint.fix.env import remove_setting
 from trainlint.fix.retention import retention_limit
 from trainlint.fix.site import Site
-from trainlint.fix.values import boolean_text, remove_flag, replace_value
+from trainlint.fix.values import boolean_text, literal_at, remove_flag, replace_value
 
 Fixer = Callable[[Site], "Fix | None"]
 
@@ -97,6 +97,22 @@ def checkpoint_too_frequent(site: Site) -> Fix | None:
     return _fix(f"Checkpoint every {suggested} steps", False, edit)
 
 
+def no_mixed_precision(site: Site) -> Fix | None:
+    """TL105: ``bf16: false`` (or ``fp16``, the precision the estimate names) set true
+    (unsafe: numerics change). A precision stated any other way is left to the user."""
+    target = site.job.estimates.mixed_precision.precision
+    at = site.stated_at("/training/precision")
+    source = site.source(site.finding.file) if at is not None else None
+    literal = literal_at(source, at) if at is not None and source is not None else None
+    if literal is None or source is None or literal.key != target:
+        return None
+    edit = replace_value(site, "/training/precision", False, "true")
+    if edit is None:
+        return None
+    new = replace(edit, new_text=boolean_text(True, literal.text))
+    return _fix(f"Train in {target} mixed precision", False, new)
+
+
 FIXERS: dict[str, Fixer] = {
     "log-every-step": log_every_step,
     "debug-logging": debug_setting,
@@ -107,4 +123,5 @@ FIXERS: dict[str, Fixer] = {
     "checkpoint-too-frequent": checkpoint_too_frequent,
     "no-time-limit": slurm.time_limit,
     "unbounded-checkpoints": retention_limit,
+    "no-mixed-precision": no_mixed_precision,
 }
