@@ -11,8 +11,8 @@ import jsonschema
 
 from tests.report.canonical import builtin_rule, finding
 from tests.report.test_sarif import validator  # noqa: F401 - the schema fixture
-from trainlint.findings import Fix, TextEdit
-from trainlint.report import markdown, sarif
+from trainlint.findings import Fix, Suppression, TextEdit
+from trainlint.report import markdown, sarif, text
 from trainlint.results import DiffReport, Report
 
 FIX = Fix(
@@ -74,3 +74,14 @@ def test_no_suggestion_where_the_file_is_not_there(in_tmp: Path) -> None:
     new = finding(fix=FIX)
     comment = markdown.render_comment(DiffReport(base="main", base_commit="0" * 40, new=[new]))
     assert "suggestion" not in comment
+
+
+def test_text_report_closes_with_what_fix_would_fix() -> None:
+    unsafe = Fix("Checkpoint every 500 steps", False, FIX.edits)
+    waived = Suppression(kind="inline", reason="tuning run")
+    findings = [finding(fix=FIX), finding(fix=unsafe), finding(fix=FIX, suppression=waived)]
+    rendered = text.render(Report(findings=findings))
+    assert rendered.endswith("\n[*] 1 fixable with --fix (1 more with --unsafe-fixes).\n")
+    only_unsafe = text.render(Report(findings=[finding(fix=unsafe)]))
+    assert only_unsafe.endswith("\n[*] 1 fixable with --fix --unsafe-fixes.\n")
+    assert "[*]" not in text.render(Report(findings=[finding()]))
