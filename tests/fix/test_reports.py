@@ -11,7 +11,7 @@ import jsonschema
 
 from tests.report.canonical import builtin_rule, finding
 from tests.report.test_sarif import validator  # noqa: F401 - the schema fixture
-from trainlint.findings import Fix, Suppression, TextEdit
+from trainlint.findings import Finding, Fix, Suppression, TextEdit
 from trainlint.report import markdown, sarif, text
 from trainlint.results import DiffReport, Report
 
@@ -85,3 +85,9 @@ def test_text_report_closes_with_what_fix_would_fix() -> None:
     only_unsafe = text.render(Report(findings=[finding(fix=unsafe)]))
     assert only_unsafe.endswith("\n[*] 1 fixable with --fix --unsafe-fixes.\n")
     assert "[*]" not in text.render(Report(findings=[finding()]))
+
+
+def test_a_finding_with_its_fix_survives_json() -> None:
+    """JSON readers (a cache, the language server, diff mode) get the same Fix back."""
+    with_fix = finding(fix=FIX)
+    assert Finding.model_validate_json(with_fix.model_dump_json()) == with_fix
