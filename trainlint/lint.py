@@ -29,6 +29,7 @@ from trainlint.errors import ConfigError, PolicyError
 from trainlint.estimate import EstimateParams, RuleLimits, estimate
 from trainlint.files import outcomes, unsupported_input
 from trainlint.findings import Finding, Severity, make_finding, selected, sort_key
+from trainlint.fix import attach as attach_fixes
 from trainlint.job import Job, Location, SourceFile
 from trainlint.measurement import attach_measurements
 from trainlint.packs import Pack, RuleMeta, with_rego_v0
@@ -248,6 +249,7 @@ def check(paths: Sequence[Path], options: CheckOptions | None = None) -> Report:
             _check_files(report, loaded, plan.files)
         suppressions = _suppress(report, loaded.documents, plan, options)
         report.findings += _governance(report, plan, suppressions)
+        report.findings = attach_fixes(report.findings, report.jobs, report.params, plan.root)
     report.findings.sort(key=sort_key)
     report.root = plan.root
     return report
