@@ -1,0 +1,89 @@
+"""``trainlint server`` driven over stdio as an editor drives it (tests/server/client.py)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.server.client import REPO, Client
+
+EXAMPLE = REPO / "examples" / "llama3-sft"
+GRES_LINE = 3  # 0-based: "#SBATCH --gres=gpu:h100:8"
+NCCL_LINE = 13  # 0-based: "export NCCL_DEBUG=INFO"
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Client:
+    return Client(tmp_path)
+
+
+def test_acceptance_open_hover_code_action_shutdown(client: Client) -> None:
+    """initialize → didOpen train.slurm → diagnostics with TL codes → hover on the GPU line
+    shows memory and cost → a code action on a finding → shutdown and exit."""
+    client.start(EXAMPLE)
+    script = EXAMPLE / "train.slurm"
+    uri = client.open(script)
+
+    found = client.diagnostics(uri)
+    codes = {d["code"] for d in found}
+    assert {"TL302", "TL201", "TL401"} <= codes
+    assert all(d["source"] == "trainlint" for d in found)
+    nccl = next(d for d in found if d["code"] == "TL302")
+    assert nccl["range"]["start"] == {"line": NCCL_LINE, "character": 7}
+    assert nccl["severity"] in (1, 2, 3)
+
+    hover = client.request(
+        "textDocument/hover",
+        {"textDocument": {"uri": uri}, "position": {"line": GRES_LINE, "character": 12}},
+    )
+    text = hover["contents"]["value"]
+    assert "memory per GPU" in text and "$ per run" in text
+    assert "step time" in text
+
+    actions = client.request(
+        "textDocument/codeAction",
+        {
+            "textDocument": {"uri": uri},
+            "range": nccl["range"],
+            "context": {"diagnostics": [nccl]},
+        },
+    )
+    titles = [action["title"] for action in actions]
+    assert any("Suppress TL302" in title for title in titles)
+    suppress = next(a for a in actions if "Suppress TL302" in a["title"])
+    (edit,) = suppress["edit"]["changes"][uri]
+    assert edit["newText"].startswith("  # trainlint: ignore[TL302] ")
+    assert edit["range"]["start"]["line"] == NCCL_LINE
+
+    assert client.close() == 0
+
+
+def test_unsaved_buffers_are_checked_as_part_of_their_job(client: Client, tmp_path: Path) -> None:
+    """A config open with unsaved text is what the job is checked with: the finding its file
+    shows on disk goes away, in the config and in the script that launches it."""
+    work = tmp_path / "work"
+    shutil.copytree(EXAMPLE, work)
+    client.start(work)
+    script_uri = client.open(work / "train.slurm")
+    assert "TL301" not in {d["code"] for d in client.diagnostics(script_uri)}
+    config = work / "configs" / "sft.yaml"
+    assert "TL301" in {d["code"] for d in client.diagnostics(config.as_uri())}
+
+    edited = config.read_text().replace("logging_steps: 1\n", "logging_steps: 50\n")
+    client.open(config, edited)
+    assert "TL301" not in {d["code"] for d in client.diagnostics(config.as_uri())}
+
+    script = (work / "train.slurm").read_text()
+    change = {"text": script.replace("--save_steps 10 ", "--save_steps 1000 ")}
+    client.notify(
+        "textDocument/didChange",
+        {"textDocument": {"uri": script_uri, "version": 2}, "contentChanges": [change]},
+    )
+    after = client.diagnostics(script_uri)
+    while any(d["code"] == "TL201" for d in after):  # diagnostics of the open, or in between
+        after = client.diagnostics(script_uri)
+    assert "TL302" in {d["code"] for d in after}
+    assert config.read_text().count("logging_steps: 1\n") == 1  # nothing written to disk
+    assert client.close() == 0

@@ -1,0 +1,140 @@
+"""The protocol side: a pygls ``LanguageServer`` whose handlers call ``Session`` and
+``features``.
+
+A check runs on open and save at once and on change after the typing pauses
+(``SETTLE_S``: each change starts a wait and only the last one checks), in the server's
+thread: checks change the working directory (``workdir.at_root``) and may fork workers, so
+one runs at a time and nothing else runs beside it. Diagnostics are published for every file
+with findings, open or not (a launch flag's finding lands in the script), and emptied for a
+file whose findings went away.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from trainlint import __version__
+from trainlint.errors import TrainlintError
+from trainlint.server import features
+from trainlint.server.session import Session, uri_paths
+
+SETTLE_S = 0.3
+"""How long typing must pause before a change is checked (a whole-workspace check each)."""
+
+
+class TrainlintServer(LanguageServer):
+    """The server with its session and what it last published."""
+
+    def __init__(self) -> None:
+        super().__init__("trainlint", __version__)
+        self.session = Session()
+        self.published: set[Path] = set()
+        self.changes = 0
+
+
+def build_server() -> TrainlintServer:
+    server = TrainlintServer()
+    _register_documents(server)
+    _register_requests(server)
+    return server
+
+
+def _path(uri: str) -> Path | None:
+    path = to_fs_path(uri)
+    return Path(path) if path else None
+
+
+def _register_documents(server: TrainlintServer) -> None:
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: TrainlintServer, params: types.InitializedParams) -> None:
+        folders = ls.workspace.folders.values()
+        ls.session.folders = uri_paths([folder.uri for folder in folders])
+        if not ls.session.folders and ls.workspace.root_uri:
+            ls.session.folders = uri_paths([ls.workspace.root_uri])
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: TrainlintServer, params: types.DidOpenTextDocumentParams) -> None:
+        path = _path(params.text_document.uri)
+        if path is not None:
+            ls.session.open(path, params.text_document.text)
+            publish(ls)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    async def did_change(ls: TrainlintServer, params: types.DidChangeTextDocumentParams) -> None:
+        path = _path(params.text_document.uri)
+        if path is None:
+            return
+        ls.session.open(path, ls.workspace.get_text_document(params.text_document.uri).source)
+        ls.changes += 1
+        seen = ls.changes
+        await asyncio.sleep(SETTLE_S)
+        if seen == ls.changes:  # the last change of a burst
+            publish(ls)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: TrainlintServer, params: types.DidSaveTextDocumentParams) -> None:
+        publish(ls)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: TrainlintServer, params: types.DidCloseTextDocumentParams) -> None:
+        path = _path(params.text_document.uri)
+        if path is not None:
+            ls.session.close(path)  # the file on disk counts again
+            publish(ls)
+
+
+def _register_requests(server: TrainlintServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: TrainlintServer, params: types.HoverParams) -> types.Hover | None:
+        path = _path(params.text_document.uri)
+        if path is None:
+            return None
+        position = params.position
+        text = features.hover(ls.session, path, position.line + 1, position.character)
+        if text is None:
+            return None
+        content = types.MarkupContent(kind=types.MarkupKind.Markdown, value=text)
+        return types.Hover(contents=content)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
+    )
+    def code_action(
+        ls: TrainlintServer, params: types.CodeActionParams
+    ) -> list[types.CodeAction] | None:
+        path = _path(params.text_document.uri)
+        if path is None:
+            return None
+        first, last = params.range.start.line + 1, params.range.end.line + 1
+        return features.code_actions(ls.session, path, first, last)
+
+
+def publish(ls: TrainlintServer) -> None:
+    """Check the workspace and publish each file's diagnostics; a configuration the check
+    refuses is shown as a message, the last diagnostics kept."""
+    try:
+        report = ls.session.check()
+    except TrainlintError as exc:
+        ls.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Error, message=f"trainlint: {exc}")
+        )
+        return
+    for error in report.errors:
+        ls.window_log_message(
+            types.LogMessageParams(
+                type=types.MessageType.Warning, message=f"{error.job}: {error.message}"
+            )
+        )
+    files = ls.session.files_with_findings() | set(ls.session.buffers)
+    for path in sorted(files | ls.published):
+        found = features.diagnostics(ls.session.findings(path), ls.session.text(path), report.rules)
+        ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=path.as_uri(), diagnostics=found)
+        )
+    ls.published = files
