@@ -14,7 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.conftest import REPO
+
 WAIT_S = 60.0
 """The most a test waits for one message: a bound on a hang, not a timing assertion."""
 

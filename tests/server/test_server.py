@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.server.client import REPO, Client
+from tests.conftest import REPO
+from tests.server.client import WAIT_S, Client
 
 EXAMPLE = REPO / "examples" / "llama3-sft"
 GRES_LINE = 3  # 0-based: "#SBATCH --gres=gpu:h100:8"
@@ -87,3 +91,19 @@ def test_unsaved_buffers_are_checked_as_part_of_their_job(client: Client, tmp_pa
     assert "TL302" in {d["code"] for d in after}
     assert config.read_text().count("logging_steps: 1\n") == 1  # nothing written to disk
     assert client.close() == 0
+
+
+def test_without_pygls_the_command_says_what_to_install(tmp_path: Path) -> None:
+    """``trainlint server`` where pygls is not installed (import blocked): exit 2 and the
+    extra to install, not a traceback."""
+    blocked = (
+        "import sys; sys.modules['pygls'] = None; from trainlint.cli import run; "
+        "sys.argv = ['trainlint', 'server']; run()"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-c", blocked], cwd=tmp_path, env=env, capture_output=True, text=True,
+        timeout=WAIT_S, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "pip install 'trainlint[server]'" in done.stderr

@@ -7,6 +7,7 @@ outside the astral planes: configs and scripts rarely hold one before a finding'
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -145,7 +146,7 @@ def _fact_hover(job: Job, pointer: str, where: Location) -> str:
     origin = f"{where.file}:{where.line}:{where.column}"
     read_as = formats.get(where.file)
     origin += f" (read as {read_as})" if read_as else ""
-    return f"`{pointer}` = `{value!r}` in job `{job.id}`: {how} at {origin}"
+    return f"`{pointer}` = `{json.dumps(value)}` in job `{job.id}`: {how} at {origin}"
 
 
 def pointer_value(document: Any, pointer: str) -> Any:
