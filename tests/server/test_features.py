@@ -198,4 +198,6 @@ def test_diagnostics_span_the_token_and_link_the_rule_docs(work: Path) -> None:
     assert (nccl.range.start.character, nccl.range.end.character) == (7, 22)
     assert nccl.severity == types.DiagnosticSeverity.Warning
     assert nccl.code_description is not None
-    assert nccl.code_description.href.endswith("docs/rules.md#debug-logging-tl302")
+    assert nccl.code_description.href == (
+        "https://github.com/trainlint/trainlint/blob/main/docs/rules.md#debug-logging-tl302"
+    )

@@ -19,7 +19,8 @@ from trainlint.estimate_view import view
 from trainlint.findings import Finding
 from trainlint.job import Job, Location
 from trainlint.packs import RuleMeta
-from trainlint.rule_docs import DOCS, render_rule
+from trainlint.report._links import rule_help_uri
+from trainlint.rule_docs import render_rule
 from trainlint.server.session import Session
 
 SOURCE = "trainlint"
@@ -69,7 +70,7 @@ def diagnostics(
 
 
 def _diagnostic(finding: Finding, lines: Sequence[str], rule: RuleMeta | None) -> types.Diagnostic:
-    href = docs_href(rule) if rule is not None else None
+    href = rule_help_uri(rule) if rule is not None else None  # as SARIF's helpUri
     return types.Diagnostic(
         range=token_range(lines, finding.line, finding.column),
         message=finding.message,
@@ -89,13 +90,6 @@ def token_range(lines: Sequence[str], line: int, column: int) -> types.Range:
     end = start + len(_TOKEN_END.match(text, start).group())  # type: ignore[union-attr]
     end = end if end > start else len(text)
     return types.Range(types.Position(line - 1, start), types.Position(line - 1, end))
-
-
-def docs_href(rule: RuleMeta) -> str | None:
-    """The rule's page in docs/rules.md, where the docs are on disk (a source checkout)."""
-    if not DOCS.is_file():
-        return None
-    return f"{DOCS.as_uri()}#{rule.slug}-{rule.id.lower()}"
 
 
 # -- hover ------------------------------------------------------------------------------------
