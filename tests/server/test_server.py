@@ -66,7 +66,8 @@ def test_acceptance_open_hover_code_action_shutdown(client: Client) -> None:
 
 def test_unsaved_buffers_are_checked_as_part_of_their_job(client: Client, tmp_path: Path) -> None:
     """A config open with unsaved text is what the job is checked with: the finding its file
-    shows on disk goes away, in the config and in the script that launches it."""
+    shows on disk goes away, in the config and in the script that launches it; closed unsaved,
+    the file on disk counts again."""
     work = tmp_path / "work"
     shutil.copytree(EXAMPLE, work)
     client.start(work)
@@ -90,6 +91,9 @@ def test_unsaved_buffers_are_checked_as_part_of_their_job(client: Client, tmp_pa
         after = client.diagnostics(script_uri)
     assert "TL302" in {d["code"] for d in after}
     assert config.read_text().count("logging_steps: 1\n") == 1  # nothing written to disk
+
+    client.notify("textDocument/didClose", {"textDocument": {"uri": config.as_uri()}})
+    assert "TL301" in {d["code"] for d in client.diagnostics(config.as_uri())}  # disk again
     assert client.close() == 0
 
 
@@ -107,3 +111,27 @@ def test_without_pygls_the_command_says_what_to_install(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 2, done.stderr
     assert "pip install 'trainlint[server]'" in done.stderr
+
+
+def test_positions_are_counted_in_utf16_as_lsp_clients_count(
+    client: Client, tmp_path: Path
+) -> None:
+    """A character outside the BMP before a finding on its line is one character to trainlint
+    and two UTF-16 units to the client: the diagnostic and the suppress edit say two."""
+    work = tmp_path / "work"
+    shutil.copytree(EXAMPLE, work)
+    script = work / "train.slurm"
+    line = ': "\N{ROCKET}"; export NCCL_DEBUG=INFO'
+    script.write_text(script.read_text().replace("export NCCL_DEBUG=INFO", line))
+    client.start(work)
+    uri = client.open(script)
+    nccl = next(d for d in client.diagnostics(uri) if d["code"] == "TL302")
+    units = line.index("NCCL") + 1  # the rocket is two UTF-16 units
+    assert nccl["range"]["start"] == {"line": NCCL_LINE, "character": units}
+    actions = client.request(
+        "textDocument/codeAction",
+        {"textDocument": {"uri": uri}, "range": nccl["range"], "context": {"diagnostics": []}},
+    )
+    (edit,) = next(a for a in actions if "Suppress TL302" in a["title"])["edit"]["changes"][uri]
+    assert edit["range"]["start"]["character"] == len(line.encode("utf-16-le")) // 2
+    assert client.close() == 0

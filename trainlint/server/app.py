@@ -1,6 +1,10 @@
 """The protocol side: a pygls ``LanguageServer`` whose handlers call ``Session`` and
 ``features``.
 
+Positions: ``features`` counts characters as trainlint does (code points); the client counts
+in the encoding negotiated at initialize (UTF-16 unless it offers another), so every range
+and position crosses ``to_client``/``from_client`` here.
+
 A check runs on open and save at once and on change after the typing pauses
 (``SETTLE_S``: each change starts a wait and only the last one checks), in the server's
 thread: checks change the working directory (``workdir.at_root``) and may fork workers, so
@@ -94,7 +98,7 @@ def _register_requests(server: TrainlintServer) -> None:
         path = _path(params.text_document.uri)
         if path is None:
             return None
-        position = params.position
+        position = from_client(ls, path, params.position)
         text = features.hover(ls.session, path, position.line + 1, position.character)
         if text is None:
             return None
@@ -112,7 +116,10 @@ def _register_requests(server: TrainlintServer) -> None:
         if path is None:
             return None
         first, last = params.range.start.line + 1, params.range.end.line + 1
-        return features.code_actions(ls.session, path, first, last)
+        actions = features.code_actions(ls.session, path, first, last)
+        for action in actions:
+            _edits_to_client(ls, action)
+        return actions
 
 
 def publish(ls: TrainlintServer) -> None:
@@ -134,7 +141,33 @@ def publish(ls: TrainlintServer) -> None:
     files = ls.session.files_with_findings() | set(ls.session.buffers)
     for path in sorted(files | ls.published):
         found = features.diagnostics(ls.session.findings(path), ls.session.text(path), report.rules)
+        for diagnostic in found:
+            diagnostic.range = to_client(ls, path, diagnostic.range)
         ls.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=path.as_uri(), diagnostics=found)
         )
     ls.published = files
+
+
+def _edits_to_client(ls: TrainlintServer, action: types.CodeAction) -> None:
+    """An action's edits in the client's units, each counted in the file it edits."""
+    changes = action.edit.changes if action.edit is not None else None
+    for uri, edits in (changes or {}).items():
+        target = _path(uri)
+        if target is None:
+            continue
+        for edit in edits:
+            edit.range = to_client(ls, target, edit.range)
+
+
+def to_client(ls: TrainlintServer, path: Path, where: types.Range) -> types.Range:
+    """A range in characters as the client counts them (UTF-16 units by default)."""
+    lines = ls.session.text(path).splitlines(keepends=True)
+    return ls.workspace.position_codec.range_to_client_units(lines, where)
+
+
+def from_client(ls: TrainlintServer, path: Path, where: types.Position) -> types.Position:
+    """A client's position in characters (code points), as trainlint counts columns."""
+    lines = ls.session.text(path).splitlines(keepends=True)
+    found = ls.workspace.position_codec.position_from_client_units(lines, where)
+    return types.Position(found.line, found.character)
