@@ -95,6 +95,13 @@ class Client:
         found: list[Message] = message["params"]["diagnostics"]
         return found
 
+    def settled(self, uri: str, done: Callable[[set[str]], bool]) -> set[str]:
+        """The rule codes of the first diagnostics for ``uri``, published from now on, that
+        satisfy ``done`` (earlier checks' diagnostics may still be on their way)."""
+        while not done(codes := {d["code"] for d in self.diagnostics(uri)}):
+            pass
+        return codes
+
     def close(self) -> int:
         """shutdown, exit, and the exit status (the process is killed if it hangs)."""
         try:
