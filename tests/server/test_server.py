@@ -133,3 +133,23 @@ def test_positions_are_counted_in_utf16_as_lsp_clients_count(
     (edit,) = next(a for a in actions if "Suppress TL302" in a["title"])["edit"]["changes"][uri]
     assert edit["range"]["start"]["character"] == len(line.encode("utf-16-le")) // 2
     assert client.close() == 0
+
+
+def test_only_changed_diagnostics_are_sent_again(client: Client) -> None:
+    """A second check that changes nothing re-sends the open files' diagnostics only: the
+    config's, unchanged and not open, are not sent again (messages arrive in order, so
+    everything the second open published is in before the hover's answer)."""
+    client.start(EXAMPLE)
+    script_uri = client.open(EXAMPLE / "train.slurm")
+    config_uri = (EXAMPLE / "configs" / "sft.yaml").as_uri()
+    client.diagnostics(script_uri)
+    assert "TL301" in {d["code"] for d in client.diagnostics(config_uri)}
+    deepspeed_uri = client.open(EXAMPLE / "configs" / "ds_zero3.json")
+    client.request(
+        "textDocument/hover",
+        {"textDocument": {"uri": script_uri}, "position": {"line": 0, "character": 0}},
+    )
+    sent = [m["params"]["uri"] for m in client.seen if m.get("method", "").endswith("Diagnostics")]
+    assert deepspeed_uri in sent and script_uri in sent
+    assert config_uri not in sent
+    assert client.close() == 0

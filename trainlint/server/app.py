@@ -10,7 +10,8 @@ A check runs on open and save at once and on change after the typing pauses
 thread: checks change the working directory (``workdir.at_root``) and may fork workers, so
 one runs at a time and nothing else runs beside it. Diagnostics are published for every file
 with findings, open or not (a launch flag's finding lands in the script), and emptied for a
-file whose findings went away.
+file whose findings went away; a file's are sent only when they changed (a keystroke in one
+config of a big workspace re-sends that job's files, not every file with a finding).
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ class TrainlintServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("trainlint", __version__)
         self.session = Session()
-        self.published: set[Path] = set()
+        self.published: dict[Path, list[types.Diagnostic]] = {}
+        """What the client shows per file: only what changed is sent again."""
         self.changes = 0
 
 
@@ -139,14 +141,18 @@ def publish(ls: TrainlintServer) -> None:
             )
         )
     files = ls.session.files_with_findings() | set(ls.session.buffers)
-    for path in sorted(files | ls.published):
+    shown: dict[Path, list[types.Diagnostic]] = {}
+    for path in sorted(files | set(ls.published)):
         found = features.diagnostics(ls.session.findings(path), ls.session.text(path), report.rules)
         for diagnostic in found:
             diagnostic.range = to_client(ls, path, diagnostic.range)
-        ls.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=path.as_uri(), diagnostics=found)
-        )
-    ls.published = files
+        if path in files:
+            shown[path] = found
+        if ls.published.get(path) != found or path in ls.session.buffers:
+            ls.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=path.as_uri(), diagnostics=found)
+            )
+    ls.published = shown
 
 
 def _edits_to_client(ls: TrainlintServer, action: types.CodeAction) -> None:
