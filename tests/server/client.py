@@ -118,14 +118,15 @@ class Client:
         _, err = self.process.communicate()
         return err.decode(errors="replace")
 
-    def start(self, folder: Path) -> None:
-        """initialize with ``folder`` as the workspace, then initialized."""
+    def start(self, *folders: Path) -> None:
+        """initialize with ``folders`` as the workspace (none: no root), then initialized."""
+        named = [{"uri": folder.as_uri(), "name": folder.name} for folder in folders]
         self.request(
             "initialize",
             {
                 "processId": os.getpid(),
-                "rootUri": folder.as_uri(),
-                "workspaceFolders": [{"uri": folder.as_uri(), "name": folder.name}],
+                "rootUri": folders[0].as_uri() if folders else None,
+                "workspaceFolders": named or None,
                 "capabilities": {},
             },
         )

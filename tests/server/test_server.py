@@ -95,6 +95,7 @@ def test_unsaved_buffers_are_checked_as_part_of_their_job(client: Client, tmp_pa
     assert client.close() == 0
 
 
+@pytest.mark.slow  # a server process of its own; the acceptance test covers the area
 def test_without_pygls_the_command_says_what_to_install(tmp_path: Path) -> None:
     """``trainlint server`` where pygls is not installed (import blocked): exit 2 and the
     extra to install, not a traceback."""
@@ -111,6 +112,7 @@ def test_without_pygls_the_command_says_what_to_install(tmp_path: Path) -> None:
     assert "pip install 'trainlint[server]'" in done.stderr
 
 
+@pytest.mark.slow  # a server process of its own; the acceptance test covers the area
 def test_positions_are_counted_in_utf16_as_lsp_clients_count(
     client: Client, tmp_path: Path
 ) -> None:
@@ -135,6 +137,7 @@ def test_positions_are_counted_in_utf16_as_lsp_clients_count(
     assert client.close() == 0
 
 
+@pytest.mark.slow  # a server process of its own; the acceptance test covers the area
 def test_only_changed_diagnostics_are_sent_again(client: Client) -> None:
     """A second check that changes nothing re-sends the open files' diagnostics only: the
     config's, unchanged and not open, are not sent again (messages arrive in order, so
@@ -153,3 +156,31 @@ def test_only_changed_diagnostics_are_sent_again(client: Client) -> None:
     assert deepspeed_uri in sent and script_uri in sent
     assert config_uri not in sent
     assert client.close() == 0
+
+
+@pytest.mark.slow  # a server process of its own; the acceptance test covers the area
+def test_the_checked_folders_follow_the_client(client: Client, tmp_path: Path) -> None:
+    """No workspace: the open file's project root is checked. A workspace folder without the
+    job: nothing found in it. The job's folder added (didChangeWorkspaceFolders): found."""
+    work = tmp_path / "work"
+    shutil.copytree(EXAMPLE, work)
+    other = tmp_path / "other"
+    other.mkdir()
+    client.start()
+    script_uri = client.open(work / "train.slurm")
+    assert "TL302" in {d["code"] for d in client.diagnostics(script_uri)}
+    assert client.close() == 0
+
+    elsewhere = Client(tmp_path)
+    try:
+        elsewhere.start(other)
+        elsewhere.open(work / "train.slurm")
+        assert elsewhere.diagnostics(script_uri) == []
+        added = {"added": [{"uri": work.as_uri(), "name": "work"}], "removed": []}
+        elsewhere.notify("workspace/didChangeWorkspaceFolders", {"event": added})
+        elsewhere.notify("textDocument/didSave", {"textDocument": {"uri": script_uri}})
+        elsewhere.settled(script_uri, lambda codes: "TL302" in codes)
+        assert elsewhere.close() == 0
+    finally:
+        if elsewhere.process.poll() is None:
+            elsewhere.process.kill()

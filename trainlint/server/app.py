@@ -56,13 +56,6 @@ def _path(uri: str) -> Path | None:
 
 
 def _register_documents(server: TrainlintServer) -> None:
-    @server.feature(types.INITIALIZED)
-    def initialized(ls: TrainlintServer, params: types.InitializedParams) -> None:
-        folders = ls.workspace.folders.values()
-        ls.session.folders = uri_paths([folder.uri for folder in folders])
-        if not ls.session.folders and ls.workspace.root_uri:
-            ls.session.folders = uri_paths([ls.workspace.root_uri])
-
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: TrainlintServer, params: types.DidOpenTextDocumentParams) -> None:
         path = _path(params.text_document.uri)
@@ -127,6 +120,7 @@ def _register_requests(server: TrainlintServer) -> None:
 def publish(ls: TrainlintServer) -> None:
     """Check the workspace and publish each file's diagnostics; a configuration the check
     refuses is shown as a message, the last diagnostics kept."""
+    ls.session.folders = _folders(ls)
     try:
         report = ls.session.check()
     except TrainlintError as exc:
@@ -153,6 +147,15 @@ def publish(ls: TrainlintServer) -> None:
                 types.PublishDiagnosticsParams(uri=path.as_uri(), diagnostics=found)
             )
     ls.published = shown
+
+
+def _folders(ls: TrainlintServer) -> list[Path]:
+    """The client's workspace folders as they are now (pygls follows their changes), else
+    its root; none: ``Session.paths`` checks each open file's project root."""
+    folders = uri_paths([folder.uri for folder in ls.workspace.folders.values()])
+    if not folders and ls.workspace.root_uri:
+        folders = uri_paths([ls.workspace.root_uri])
+    return folders
 
 
 def _edits_to_client(ls: TrainlintServer, action: types.CodeAction) -> None:
