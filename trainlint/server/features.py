@@ -1,8 +1,7 @@
 """A report as the editor shows it: diagnostics, hovers and code actions (pure functions).
 
-Lines and columns: trainlint's are 1-based characters, LSP's 0-based. Characters are counted
-as Python counts them (code points), which is what LSP's UTF-16 counts for every character
-outside the astral planes: configs and scripts rarely hold one before a finding's column.
+Lines and columns: trainlint's are 1-based, LSP's 0-based; both count characters here as
+trainlint does (code points), and ``app`` converts to the client's units (UTF-16 by default).
 """
 
 from __future__ import annotations
@@ -87,7 +86,8 @@ def token_range(lines: Sequence[str], line: int, column: int) -> types.Range:
     or to the end of the line when the column starts blank space."""
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     start = min(column - 1, len(text))
-    end = start + len(_TOKEN_END.match(text, start).group())  # type: ignore[union-attr]
+    word = _TOKEN_END.match(text, start)
+    end = start + len(word.group()) if word is not None else start
     end = end if end > start else len(text)
     return types.Range(types.Position(line - 1, start), types.Position(line - 1, end))
 
