@@ -148,6 +148,8 @@ def test_only_changed_diagnostics_are_sent_again(client: Client) -> None:
     client.diagnostics(script_uri)
     assert "TL301" in {d["code"] for d in client.diagnostics(config_uri)}
     deepspeed_uri = client.open(EXAMPLE / "configs" / "ds_zero3.json")
+    untitled = {"uri": "untitled:Untitled-1", "languageId": "yaml", "version": 1, "text": "a: 1"}
+    client.notify("textDocument/didOpen", {"textDocument": untitled})  # no file: not checked
     client.request(
         "textDocument/hover",
         {"textDocument": {"uri": script_uri}, "position": {"line": 0, "character": 0}},
@@ -155,6 +157,7 @@ def test_only_changed_diagnostics_are_sent_again(client: Client) -> None:
     sent = [m["params"]["uri"] for m in client.seen if m.get("method", "").endswith("Diagnostics")]
     assert deepspeed_uri in sent and script_uri in sent
     assert config_uri not in sent
+    assert not [uri for uri in sent if uri.endswith("Untitled-1")]
     assert client.close() == 0
 
 

@@ -51,6 +51,8 @@ def build_server() -> TrainlintServer:
 
 
 def _path(uri: str) -> Path | None:
+    """A ``file:`` URI's path; None for any other scheme (pygls's ``to_fs_path``): an
+    untitled buffer or a diff view's ``git:`` side, which no check reads."""
     path = to_fs_path(uri)
     return Path(path) if path else None
 
