@@ -12,8 +12,8 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import os
-from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -98,6 +98,9 @@ class CheckOptions:
     approved_by: Sequence[str] | None = None
     """Who the CI platform verified approved the change; a waiver of a locked rule then counts
     only when its approver is among them. None: the platform said nothing."""
+    overlay: Mapping[Path, str] = field(default_factory=dict)
+    """Text read in place of files on disk, by resolved path (``read.Workspace.overlay``): an
+    editor's unsaved buffers, checked as the whole job they belong to."""
 
 
 UNUSED_SUPPRESSION = "unused_suppression"  # TL905's package: it runs after the others
@@ -167,28 +170,32 @@ def load(  # noqa: PLR0913 - the library call: paths, pack, config, then keyword
     workers: int | None = None,
     exclude: Sequence[Path] = (),
     root: Path | None = None,
+    overlay: Mapping[Path, str] | None = None,
 ) -> Loaded:
     """Discover, parse and assemble the jobs under ``paths``, with their estimates filled
     from the pack's ``params.estimate`` assumptions, their suggestions within its rules'
     thresholds (``RuleLimits``). Files are parsed in ``workers``
     processes (default: ``parallel.worker_count``'s choice for the number of files);
     ``exclude`` names trainlint's own files (the report being written, the baseline).
-    Paths in the result are relative to ``root`` (default: ``config.project_root``)."""
+    Paths in the result are relative to ``root`` (default: ``config.project_root``);
+    ``overlay`` gives text read in place of files (``Workspace.overlay``)."""
     _refuse_missing(paths)
     configs = config if isinstance(config, Configs) else Configs(config or run_config(paths))
     pack = pack or load_policy(configs.run).pack
     own = [Path(os.path.abspath(path)) for path in exclude]
     with at_root(root or project_root(paths, configs.run), paths) as local:
-        return _load(local, pack, configs, workers, own)
+        space = Workspace(config=configs.run, configs=configs, overlay=overlay or {})
+        return _load(local, pack, space, workers, own)
 
 
 def _load(
-    paths: Sequence[Path], pack: Pack, configs: Configs, workers: int | None, own: Sequence[Path]
+    paths: Sequence[Path], pack: Pack, space: Workspace, workers: int | None, own: Sequence[Path]
 ) -> Loaded:
-    """``load`` from the project root, ``paths`` named from it; ``own``: trainlint's files."""
+    """``load`` from the project root, ``paths`` named from it, into ``space`` (made at the
+    root); ``own``: trainlint's files."""
     params, limits = EstimateParams.of(pack.data, pack.name), RuleLimits.of(pack.data)
+    configs = space.configs or Configs(space.config)
     found = discover(paths, exclude=own)
-    space = Workspace(config=configs.run, configs=configs)
     read_documents(found, space, worker_count(len(found), workers))
     jobs = assemble(found, space)
     for folder, measured in _by_measurement_root(jobs, configs).items():  # estimates use them
@@ -241,7 +248,7 @@ def check(paths: Sequence[Path], options: CheckOptions | None = None) -> Report:
     plan = _plan(paths, options)
     own = [*options.exclude, *([plan.baseline] if plan.baseline is not None else [])]
     loaded = load(paths, plan.pack, plan.configs, workers=options.workers, exclude=own,
-                  root=plan.root)  # fmt: skip
+                  root=plan.root, overlay=options.overlay)  # fmt: skip
     with working_directory(plan.root):  # where the report's paths are relative to
         plan = _nested_configs(plan, loaded.files)
         report = _evaluate(loaded, plan, options)
