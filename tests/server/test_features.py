@@ -4,7 +4,6 @@ hovers, and the code actions' edits applied and checked again."""
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ from lsprotocol import types
 
 from tests.conftest import EXAMPLES
 from trainlint.discover import resolved
-from trainlint.findings import Finding
+from trainlint.findings import Fix, TextEdit
 from trainlint.lint import CheckOptions, check
 from trainlint.server import features
 from trainlint.server.session import Session
@@ -124,46 +123,21 @@ def test_no_suppress_action_where_a_comment_would_break_the_file(work: Path) -> 
     assert features.suppress_action(saves, as_json, lines) is None
 
 
-@dataclass(frozen=True)
-class TextEdit:
-    """``--fix``'s edit, as its interface states it (1-based lines and columns)."""
-
-    path: str
-    start_line: int
-    start_column: int
-    end_line: int
-    end_column: int
-    new_text: str
-
-
-@dataclass(frozen=True)
-class Fix:
-    title: str
-    safe: bool
-    edits: tuple[TextEdit, ...]
-
-
-class FixedFinding(Finding):
-    """A finding carrying a fix, as findings will once ``--fix`` is merged."""
-
-    fix: Fix | None = None
-
-
 def test_a_findings_fix_becomes_a_quick_fix(work: Path) -> None:
     session = _session(work)
     config = work / "configs" / "sft.yaml"
     logging = next(f for f in session.findings(config) if f.rule == "TL301")
     edit = TextEdit(logging.file, 17, 16, 17, 17, "50")
-    fixed = FixedFinding(**logging.model_dump(), fix=Fix("log every 50 steps", True, (edit,)))
+    fixed = logging.model_copy(update={"fix": Fix("log every 50 steps", True, (edit,))})
     (action,) = features.fix_actions(session, fixed)
     assert action.is_preferred and action.title == "TL301: log every 50 steps"
     assert action.edit is not None and action.edit.changes is not None
     (edits,) = action.edit.changes[resolved(config).as_uri()]
     assert "logging_steps: 50\n" in apply(config.read_text(), [edits])
-    unsafe = FixedFinding(**logging.model_dump(), fix=Fix("fewer GPUs", False, (edit,)))
+    unsafe = logging.model_copy(update={"fix": Fix("fewer GPUs", False, (edit,))})
     (action,) = features.fix_actions(session, unsafe)
     assert not action.is_preferred and "unsafe" in action.title
-    assert features.fix_actions(session, logging) == []
+    assert features.fix_actions(session, logging.model_copy(update={"fix": None})) == []
 
 
 def test_hover_on_a_key_shows_its_value_its_origin_and_the_rule(work: Path) -> None:

@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from lsprotocol import types
 
@@ -45,15 +45,6 @@ ESTIMATE_ROWS = (
     ("Run", "cost", "$ per run"),
 )
 """(section, label) of ``estimate_view`` rows a launch hover shows, and its own label."""
-
-
-class Fix(Protocol):
-    """What a finding's ``fix`` gives (``--fix``'s interface): a title, whether it is safe,
-    and text edits with 1-based lines and columns."""
-
-    title: str
-    safe: bool
-    edits: Sequence[Any]
 
 
 # -- diagnostics ------------------------------------------------------------------------------
@@ -185,7 +176,7 @@ def code_actions(session: Session, path: Path, first: int, last: int) -> list[ty
 
 def fix_actions(session: Session, finding: Finding) -> list[types.CodeAction]:
     """The finding's fix as a workspace edit; preferred when safe."""
-    fix: Fix | None = getattr(finding, "fix", None)
+    fix = finding.fix
     if fix is None or not fix.edits:
         return []
     changes: dict[str, list[types.TextEdit]] = {}
