@@ -103,6 +103,24 @@ def test_the_stated_image_size_scales_the_step_and_an_unstated_one_is_named() ->
     assert at_448.step_time_s == pytest.approx(4 * (at_224.step_time_s or 0), rel=0.01)
 
 
+def test_the_framework_s_default_image_size_counts_and_a_stated_one_wins() -> None:
+    """Ultralytics states ``imgsz`` 640 as its default; a YOLO run at that default is counted
+    at it (named in ``assumed``), and a stated size beats it."""
+    default = Default(
+        value=1280, format="ultralytics", key="imgsz", file="a.yaml", line=1, column=1
+    )
+    defaults = {"/data/image_size": default}
+    job = _sample_job("yolov8n.pt").model_copy(update={"defaults": defaults})
+    at_default = estimate(job)
+    stated = estimate(
+        job.model_copy(update={"data": job.data.model_copy(update={"image_size": 640})})
+    )
+    assert at_default.assumed["data.image_size"] == 1280
+    assert at_default.flops_per_sample == pytest.approx(4 * 3 * 8.7e9)
+    assert stated.flops_per_sample == pytest.approx(3 * 8.7e9)
+    assert "data.image_size" not in stated.assumed
+
+
 def test_an_epoch_run_over_imagenet_has_a_length_and_a_cost() -> None:
     training = {"micro_batch_size": 256, "epochs": 90, "dataset_samples": IMAGENET}
     est = estimate(_sample_job("resnet50", training=training))

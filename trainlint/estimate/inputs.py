@@ -583,16 +583,28 @@ def with_guess(job: Job, inp: Inputs, guess: Guess) -> Inputs:
     )
 
 
+def _input_size(job: Job, pixels: bool) -> Sourced[float] | None:
+    """The job's image side or clip length: stated, else its framework's default (Ultralytics'
+    ``imgsz`` 640), else unknown; absurd or non-positive values are unknown."""
+    pointer = "/data/image_size" if pixels else "/data/audio_seconds"
+    default = job.defaults.get(pointer)
+    framework = default.value if default is not None else None
+    stated = job.data.image_size if pixels else job.data.audio_seconds
+    candidates: tuple[tuple[object, Source], ...] = ((stated, "declared"), (framework, "default"))
+    for value, source in candidates:
+        usable = finite(value) if isinstance(value, int | float) else None
+        if usable is not None and usable > 0 and not isinstance(value, bool):
+            return Sourced(usable, source)
+    return None
+
+
 def _sample(job: Job, entry: ModelSpecEntry | None, assumed: Assumed) -> SampleWork | None:
     """The vision, diffusion or speech model the job names, when no language model matches,
-    with its training FLOPs per sample at the job's stated image size or clip length."""
+    with its training FLOPs per sample at the job's image size or clip length."""
     model = resolve_sample_model(job.model.name) if job.model.name and entry is None else None
     if model is None:
         return None
-    seconds = finite(job.data.audio_seconds)
-    audio = seconds if seconds is not None and seconds > 0 else None
-    size = positive(job.data.image_size) if model.scaling == "pixels" else audio
-    return sample_work(model, size, assumed)
+    return sample_work(model, _input_size(job, model.scaling == "pixels"), assumed)
 
 
 def resolve(job: Job, p: EstimateParams, guess: Guess | None = None) -> Inputs:

@@ -31,20 +31,25 @@ class SampleWork:
 
 
 def sample_work(
-    model: SampleModel, size: float | None, assumed: dict[str, str | int | float | bool]
+    model: SampleModel,
+    size: Sourced[float] | None,
+    assumed: dict[str, str | int | float | bool],
 ) -> SampleWork:
     """Training FLOPs per sample on ``model``: TRAINING_PASSES forward passes at the job's
-    usable input ``size`` (pixels of the side, or seconds), else at the model's reference
-    input, a guess named in ``assumed`` (``default``)."""
+    input ``size`` (pixels of the side, or seconds: stated, or the framework's default, named
+    in ``assumed``), else at the model's reference input, a guess named in ``assumed`` too."""
     pointer = "data.image_size" if model.scaling == "pixels" else "data.audio_seconds"
     reference = model.image_size if model.scaling == "pixels" else model.audio_seconds
-    source: Source = "declared" if size is not None else "default"
+    source: Source = "default" if size is None else size.source
     if model.scaling == "fixed":
         source = "catalog"
     elif size is None and reference is not None:
         assumed[pointer] = reference
+    elif size is not None and size.source == "default":
+        assumed[pointer] = size.value
+    value = None if size is None else size.value
     forward = model.forward_flops_at(
-        size if model.scaling == "pixels" else None, size if model.scaling == "seconds" else None
+        value if model.scaling == "pixels" else None, value if model.scaling == "seconds" else None
     )
     return SampleWork(model, Sourced(TRAINING_PASSES * forward, derived("catalog", source)))
 
