@@ -185,6 +185,8 @@ class Data(Model):
     pin_memory: bool | None = None
     prefetch_factor: int | None = None
     persistent_workers: bool | None = None
+    image_size: int | None = None  # pixels of the square side a vision/diffusion job trains at
+    audio_seconds: float | None = None  # seconds of audio per sample a speech job trains on
 
 
 class Feature(Model):
@@ -364,6 +366,9 @@ class Estimates(Model):
     comm: Comm = Field(default_factory=Comm)
     tokens_per_step: int | None = None
     flops_per_token: float | None = None
+    # Vision, diffusion and speech models count samples (images, clips), not tokens.
+    samples_per_step: int | None = None
+    flops_per_sample: float | None = None
     price_per_gpu_hour: float | None = None
     run: Run = Field(default_factory=Run)
     per_1000_steps: PerSteps = Field(
