@@ -473,6 +473,7 @@ _CONFIG_FILE = re.compile(r"\.(?:ya?ml|json|toml)$", re.IGNORECASE)
 _REFERENCE_FLAGS: dict[str, Role] = {
     "config": "config", "config_file": "config", "configs": "config",
     "job.config_file": "config",  # torchtitan: ``-m torchtitan.train --job.config_file x.toml``
+    "dataset_config": "config",  # kohya sd-scripts: ``train_network.py --dataset_config d.toml``
     "deepspeed": "deepspeed", "deepspeed_config": "deepspeed",
 }  # fmt: skip
 
