@@ -392,7 +392,9 @@ def _precision(job: Job, p: EstimateParams, assumed: Assumed) -> Sourced[Precisi
     if parsed is not None:
         return Sourced(parsed, "declared")
     framework = job.defaults.get("/training/precision")
-    own = parse_precision(framework.value) if framework and isinstance(framework.value, str) else None
+    own = (
+        parse_precision(framework.value) if framework and isinstance(framework.value, str) else None
+    )
     if own is not None:  # the framework's own default (accelerate's fp32), not a guess
         return Sourced(own, "default")
     fallback = parse_precision(p.default_precision) or PRECISIONS["bf16"]

@@ -28,9 +28,8 @@ from typing import Any
 
 from trainlint.discover import OTHER_TOOLS_TOML
 from trainlint.job import Location, UnknownKey
-from trainlint.sources.base import Document, DocumentDefault, Fact, Input, Reference, Role
+from trainlint.sources.base import Document, DocumentDefault, Fact, Input, Reference, Role, typos
 from trainlint.sources.base import normalize as n
-from trainlint.sources.base import typos
 from trainlint.sources.base.format import Flags, Format
 from trainlint.sources.base.table import JobField, facts_for
 from trainlint.sources.keys.kohya import KNOWN_KEYS
@@ -157,9 +156,13 @@ def _flattened(tree: Tree) -> dict[str, tuple[Any, tuple[str, ...]]]:
 
 def _is_dataset_config(data: Mapping[str, Any]) -> bool:
     datasets = data.get("datasets")
-    return isinstance(datasets, list) and all(isinstance(d, dict) for d in datasets) and any(
-        isinstance(d.get("subsets"), list) or "batch_size" in d or "resolution" in d
-        for d in datasets
+    return (
+        isinstance(datasets, list)
+        and all(isinstance(d, dict) for d in datasets)
+        and any(
+            isinstance(d.get("subsets"), list) or "batch_size" in d or "resolution" in d
+            for d in datasets
+        )
     )
 
 
@@ -250,8 +253,11 @@ FORMAT = Format(
     name=name,
     role=role,
     doc=__doc__,
-    examples=("config.toml (--config_file)", "dataset_config.toml (--dataset_config)",
-              "train_network.py --network_dim 16 ... (flags on a launch line)"),  # fmt: skip
+    examples=(
+        "config.toml (--config_file)",
+        "dataset_config.toml (--dataset_config)",
+        "train_network.py --network_dim 16 ... (flags on a launch line)",
+    ),
     reads="text",
     recognise=recognise,
     parse=parse,
