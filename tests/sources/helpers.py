@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import yaml
 from hypothesis import strategies as st
 
+from trainlint.assemble import assemble
 from trainlint.errors import SourceError
+from trainlint.job import Job
 from trainlint.sources.base import Document, Input
+from trainlint.workdir import working_directory
 
 FactRow = tuple[str, Any, int, int]
 RefRow = tuple[str, str, int, int]
@@ -77,3 +81,18 @@ def parse_never_raises(module: ModuleType, data: Any, path: str = "random.yaml")
         module.parse(file)
     except SourceError:
         pass
+
+
+def job_in(root: Path, path: str) -> Job:
+    """The one job ``path`` roots, assembled from ``root`` (a fresh repository, a tmp folder)."""
+    with working_directory(root):
+        (job,) = assemble([Path(path)])
+    return job
+
+
+def launched(root: Path, script: str, **files: str) -> Job:
+    """The job of a launch script ``run.sh`` holding ``script``, beside ``files`` (name → text)."""
+    for name, text in files.items():
+        (root / name).write_text(text)
+    (root / "run.sh").write_text(script)
+    return job_in(root, "run.sh")

@@ -396,13 +396,12 @@ def _precision(job: Job, p: EstimateParams, assumed: Assumed) -> Sourced[Precisi
     parsed = parse_precision(job.training.precision)
     if parsed is not None:
         return Sourced(parsed, "declared")
-    default = job.defaults.get("/training/precision")
-    framework = (
-        parse_precision(default.value) if default and isinstance(default.value, str) else None
+    framework = job.defaults.get("/training/precision")
+    own = (
+        parse_precision(framework.value) if framework and isinstance(framework.value, str) else None
     )
-    if framework is not None:
-        assumed["training.precision"] = framework.name
-        return Sourced(framework, "default")
+    if own is not None:  # the framework's own default (accelerate's fp32), not a guess
+        return Sourced(own, "default")
     fallback = parse_precision(p.default_precision) or PRECISIONS["bf16"]
     assumed["training.precision"] = fallback.name
     return Sourced(fallback, "default")

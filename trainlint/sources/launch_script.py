@@ -473,6 +473,7 @@ _CONFIG_FILE = re.compile(r"\.(?:ya?ml|json|toml)$", re.IGNORECASE)
 _REFERENCE_FLAGS: dict[str, Role] = {
     "config": "config", "config_file": "config", "configs": "config",
     "job.config_file": "config",  # torchtitan: ``-m torchtitan.train --job.config_file x.toml``
+    "dataset_config": "config",  # kohya sd-scripts: ``train_network.py --dataset_config d.toml``
     "deepspeed": "deepspeed", "deepspeed_config": "deepspeed",
 }  # fmt: skip
 
@@ -491,8 +492,10 @@ def program_facts(
     references: list[Reference] = []
     stated: dict[str, tuple[str | bool, Location]] = {}
     single_dash = any(reader.single_dash for reader in readers)
-    for flag, value, word in _arguments(words, single_dash):
+    for index, (flag, value, word) in enumerate(_arguments(words, single_dash)):
         where = location(file, word)
+        if index == 0 and flag is None and isinstance(value, str):
+            facts += _first_positional(readers, value, where)
         if flag is not None:
             stated[flag] = (value, where)
             facts += _flag_facts(readers, flag, value, where)
@@ -508,6 +511,12 @@ def program_facts(
             references.append(Reference(value, where, "config"))
     facts += [fact for reader in readers if reader.together for fact in reader.together(stated)]
     return facts, references
+
+
+def _first_positional(readers: Sequence[Flags], value: str, where: Location) -> list[Fact]:
+    """What a program's leading positional argument means to the formats reading it."""
+    readers_ = [reader.first_positional for reader in readers if reader.first_positional]
+    return [fact for read in readers_ for fact in read("", value, where)]
 
 
 _HYDRA_OVERRIDE = re.compile(r"(\+{0,2}[A-Za-z_][\w\-]*(?:\.[\w\-]+)+)=(.*)", re.DOTALL)

@@ -53,6 +53,9 @@ class Flags:
     single_dash: bool = False
     """Its program takes ``-x value`` options (one dash, a letter or two, always a value:
     llm.c's ``train_gpt2cu -b 64``) instead of ``--flag [value]``."""
+    first_positional: FlagFacts | None = None
+    """The facts of the program's first argument when it is no option (timm's
+    ``distributed_train.sh 8 --model resnet50``: 8 processes), called with ``""`` as the flag."""
 
     def reads_flags_of(self, entrypoint: str | None) -> bool:
         if self.entrypoints is None:
