@@ -182,6 +182,9 @@ class Logging(Model):
 
 class Data(Model):
     num_workers: int | None = None
+    # Side of the square training image in pixels (Ultralytics ``imgsz``, detectron2's
+    # ``INPUT.MIN_SIZE_TRAIN`` is not square and is not read as one).
+    image_size: int | None = None
     pin_memory: bool | None = None
     prefetch_factor: int | None = None
     persistent_workers: bool | None = None

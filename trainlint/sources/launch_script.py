@@ -497,6 +497,10 @@ def program_facts(
             stated[flag] = (value, where)
             facts += _flag_facts(readers, flag, value, where)
             references += _flag_reference(flag, value, where)
+        elif isinstance(value, str) and (assigned := _key_value(readers, value)) is not None:
+            stated[assigned[0]] = (assigned[1], where)
+            facts += _flag_facts(readers, *assigned, where)
+            references += _key_value_reference(readers, *assigned, where)
         elif isinstance(value, str) and (override := _hydra_override(value)) is not None:
             facts += _flag_facts(_hydra_apps(readers), *override, where)
         elif (
@@ -508,6 +512,26 @@ def program_facts(
             references.append(Reference(value, where, "config"))
     facts += [fact for reader in readers if reader.together for fact in reader.together(stated)]
     return facts, references
+
+
+_KEY_VALUE = re.compile(r"([A-Za-z_]\w*)=(.*)", re.DOTALL)
+
+
+def _key_value(readers: Sequence[Flags], text: str) -> tuple[str, str] | None:
+    """``epochs=10`` as (key, value) for a program that takes ``key=value`` arguments."""
+    match = _KEY_VALUE.fullmatch(text)
+    if match is None or not any(reader.key_values for reader in readers):
+        return None
+    return match.group(1), match.group(2)
+
+
+def _key_value_reference(
+    readers: Sequence[Flags], key: str, value: str, where: Location
+) -> list[Reference]:
+    """``cfg=custom.yaml``: a config the program reads, when the file is in the repository."""
+    if not value or not any(key in reader.config_keys for reader in readers):
+        return []
+    return [Reference(value, where, "config", optional=True)]
 
 
 _HYDRA_OVERRIDE = re.compile(r"(\+{0,2}[A-Za-z_][\w\-]*(?:\.[\w\-]+)+)=(.*)", re.DOTALL)

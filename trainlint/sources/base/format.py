@@ -53,6 +53,13 @@ class Flags:
     single_dash: bool = False
     """Its program takes ``-x value`` options (one dash, a letter or two, always a value:
     llm.c's ``train_gpt2cu -b 64``) instead of ``--flag [value]``."""
+    key_values: bool = False
+    """Its program takes ``key=value`` arguments (Ultralytics' ``yolo train epochs=10``): each
+    is read as a flag named ``key`` (never as a file, whatever its value names)."""
+    config_keys: frozenset[str] = frozenset()
+    """Of those keys, the ones naming a config file of the program (Ultralytics' ``cfg=``):
+    followed when the file is in the repository, nothing when not (the tool also searches
+    its own package)."""
 
     def reads_flags_of(self, entrypoint: str | None) -> bool:
         if self.entrypoints is None:
