@@ -496,7 +496,9 @@ def program_facts(
         if flag is not None:
             stated[flag] = (value, where)
             facts += _flag_facts(readers, flag, value, where)
-            references += _flag_reference(flag, value, where)
+            references += _flag_reference(flag, value, where) or _key_value_reference(
+                readers, flag.lstrip("-").replace("-", "_"), value, where
+            )
         elif isinstance(value, str) and (assigned := _key_value(readers, value)) is not None:
             stated[assigned[0]] = (assigned[1], where)
             facts += _flag_facts(readers, *assigned, where)
@@ -511,6 +513,8 @@ def program_facts(
             # an override ``data=coco.yaml`` (its tool resolves it, maybe from a package)
             references.append(Reference(value, where, "config"))
     facts += [fact for reader in readers if reader.together for fact in reader.together(stated)]
+    located = [(word.text, location(file, word)) for word in words]
+    facts += [fact for reader in readers if reader.arguments for fact in reader.arguments(located)]
     return facts, references
 
 
@@ -526,10 +530,11 @@ def _key_value(readers: Sequence[Flags], text: str) -> tuple[str, str] | None:
 
 
 def _key_value_reference(
-    readers: Sequence[Flags], key: str, value: str, where: Location
+    readers: Sequence[Flags], key: str, value: str | bool, where: Location
 ) -> list[Reference]:
     """``cfg=custom.yaml``: a config the program reads, when the file is in the repository."""
-    if not value or not any(key in reader.config_keys for reader in readers):
+    names = any(key in reader.config_keys for reader in readers)
+    if not names or not isinstance(value, str) or not value:
         return []
     return [Reference(value, where, "config", optional=True)]
 

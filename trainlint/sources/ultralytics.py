@@ -36,7 +36,7 @@ from __future__ import annotations
 import ast
 import re
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from trainlint.errors import SourceError
@@ -47,7 +47,7 @@ from trainlint.sources.base.format import Flags, Format
 from trainlint.sources.base.typos import near_misses
 from trainlint.sources.python.literal import UNKNOWN, Positions, literal
 from trainlint.sources.python.walk import Scan, scan
-from trainlint.sources.structured import MAX_BYTES, Tree, check_size, flat
+from trainlint.sources.structured import MAX_BYTES, KeyPath, Tree, check_size, flat
 from trainlint.sources.structured.located import tree_locator
 
 name = "ultralytics"
@@ -56,6 +56,8 @@ role: Role = "config"
 Settings = Mapping[str, tuple[Any, Location]]
 """Each setting a file or launch line states → (its value, where it is written); a value
 that is no literal (a Python name or expression) is ``UNKNOWN``."""
+Reader = Callable[[Any, Location, Settings], list[Fact]]
+"""A setting's value, where it is written and the other settings → its facts."""
 
 # The keys of ultralytics/cfg/default.yaml (8.3), and those of earlier 8.x releases a
 # config written then may still hold (label_smoothing, save_hybrid, hide_labels...).
@@ -265,7 +267,7 @@ def _model(value: Any, where: Location, settings: Settings) -> list[Fact]:
     return [] if named is None else [Fact("/model/name", named, where)]
 
 
-def _simple(pointer: str, convert: Any) -> Any:
+def _simple(pointer: str, convert: Callable[[Any], Any]) -> Reader:
     def read(value: Any, where: Location, settings: Settings) -> list[Fact]:
         return [_stated(pointer, convert(value), where)]
 
@@ -290,7 +292,7 @@ def _compile(value: Any, where: Location, settings: Settings) -> list[Fact]:
     return [] if on is None else [Fact("/training/compile", on, where)]
 
 
-_READERS = {
+_READERS: dict[str, Reader] = {
     "epochs": _epochs, "time": _time, "batch": _batch, "imgsz": _image_size,
     "device": _device, "workers": _simple("/data/num_workers", n.to_int),
     "amp": _precision, "save_period": _save_period, "save": _save, "val": _val,
@@ -394,7 +396,7 @@ def _call_settings(
 
 
 def _keyword_typos(call: ast.Call, path: str, positions: Positions) -> list[UnknownKey]:
-    spans = {(): positions.of(call)}
+    spans: dict[KeyPath, tuple[int, int]] = {(): positions.of(call)}
     data: dict[str, Any] = {}
     for keyword in call.keywords:
         if keyword.arg is not None:

@@ -56,8 +56,13 @@ class Flags:
     key_values: bool = False
     """Its program takes ``key=value`` arguments (Ultralytics' ``yolo train epochs=10``): each
     is read as a flag named ``key`` (never as a file, whatever its value names)."""
+    arguments: Callable[[Sequence[tuple[str | None, Location]]], list[Fact]] | None = None
+    """Reads the program's arguments itself, in order, each as written (None: of unknown value)
+    and where: for a program whose trailing words are settings (detectron2's ``train_net.py
+    --num-gpus 8 --config-file f.yaml SOLVER.IMS_PER_BATCH 16``)."""
     config_keys: frozenset[str] = frozenset()
-    """Of those keys, the ones naming a config file of the program (Ultralytics' ``cfg=``):
+    """The flags or ``key=value`` keys naming a config file of the program (Ultralytics'
+    ``cfg=``, detectron2's ``--config-file`` of a Python LazyConfig), without dashes:
     followed when the file is in the repository, nothing when not (the tool also searches
     its own package)."""
 
