@@ -45,6 +45,8 @@ from trainlint.sources.base import Document, DocumentDefault, Fact, Input, Role,
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Flags, Format
 from trainlint.sources.base.typos import near_misses
+from trainlint.sources.python.arguments import script_arguments
+from trainlint.sources.python.calls import Context
 from trainlint.sources.python.literal import UNKNOWN, Positions, literal
 from trainlint.sources.python.walk import Scan, scan
 from trainlint.sources.structured import MAX_BYTES, KeyPath, Tree, check_size, flat
@@ -171,11 +173,10 @@ def _accumulate(batch: int, settings: Settings) -> int | None:
 def _batch(value: Any, where: Location, settings: Settings) -> list[Fact]:
     """An integer batch of all GPUs, accumulated to ``nbs``; -1 or a fraction is AutoBatch."""
     batch = value if isinstance(value, int) and not isinstance(value, bool) else n.to_int(value)
-    if isinstance(value, float) or batch is None or batch < 1:
-        return [_stated("/training/global_batch_size", None, where)]
-    accumulate = _accumulate(batch, settings)
-    if accumulate is None:
-        return [_stated("/training/global_batch_size", None, where)]
+    accumulate = None if batch is None or batch < 1 else _accumulate(batch, settings)
+    if isinstance(value, float) or batch is None or accumulate is None:
+        return [_stated("/training/global_batch_size", None, where),
+                _stated("/training/grad_accum_steps", None, where)]  # fmt: skip
     return [
         Fact("/training/global_batch_size", batch * accumulate, where),
         Fact("/training/grad_accum_steps", accumulate, where),
@@ -222,10 +223,11 @@ def _save_period(value: Any, where: Location, settings: Settings) -> list[Fact]:
     period = n.to_int(value)
     if period is None or _saves_off(settings):
         return []
-    if period > 0:
+    if period > 0:  # every epochN.pt stays: no retention limit
         return [
             Fact("/checkpoint/every_epochs", float(period), where),
             Fact("/checkpoint/strategy", "epoch", where),
+            _stated("/checkpoint/keep_last", None, where),
         ]
     return [
         Fact("/checkpoint/every_epochs", 1.0, where),
@@ -323,6 +325,10 @@ def _defaults(where: Location) -> list[DocumentDefault]:
 
 
 def _parse_python(file: Input, doc: Document) -> Document:
+    """The settings of each ``YOLO(...).train(...)`` call, and the script's own argument
+    definitions (``--epochs`` of an argparse script passing ``epochs=args.epochs``), through
+    which a launch line's flags are read. A keyword whose value is no literal states nothing
+    here, and Ultralytics' default for it does not apply either."""
     text = file.text
     check_size(text)
     try:
@@ -333,15 +339,23 @@ def _parse_python(file: Input, doc: Document) -> Document:
         raise SourceError(f"Python syntax error: {error}") from error
     found = scan(tree)
     positions = Positions(text)
+    argument_defaults, doc.arguments = script_arguments(Context(file.path, positions, found), tree)
     models = _model_variables(found)
+    framework: list[DocumentDefault] = []
     for call, _conditional in found.calls:
         weights = _trained_model(call, models, found)
         if weights is None:
             continue
         settings = _call_settings(call, weights, file.path, positions)
-        doc.facts += settings_facts(settings)
+        known = {key: value for key, value in settings.items() if value[0] is not UNKNOWN}
+        doc.facts += settings_facts(known)
         doc.unknown_keys += _keyword_typos(call, file.path, positions)
-        doc.defaults = doc.defaults or _defaults(_at(file.path, positions, call))
+        hidden = set(settings) - set(known)
+        framework = framework or [
+            default for default in _defaults(_at(file.path, positions, call))
+            if default.key not in hidden
+        ]  # fmt: skip
+    doc.defaults = argument_defaults + framework
     return doc
 
 
@@ -419,12 +433,15 @@ def together(stated: Mapping[str, tuple[Any, Location]]) -> list[Fact]:
     """``epochs`` (unless ``time``), ``batch`` (with ``nbs``) and ``save_period`` (with
     ``save``), which depend on other settings of the line."""
     settings = {key: value for key, value in stated.items() if not key.startswith("-")}
-    return [
+    facts = [
         fact
         for key in ("epochs", "batch", "save_period")
         if key in settings
         for fact in _READERS[key](settings[key][0], settings[key][1], settings)
     ]
+    if "epochs" not in settings and "time" in settings and _hours(settings["time"][0]):
+        facts.append(_stated("/training/epochs", None, settings["time"][1]))  # a cfg's epochs too
+    return facts
 
 
 def cli_defaults(facts: Sequence[Fact]) -> list[DocumentDefault]:
