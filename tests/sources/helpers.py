@@ -9,6 +9,7 @@ import yaml
 from hypothesis import strategies as st
 
 from trainlint.errors import SourceError
+from trainlint.job import Job
 from trainlint.sources.base import Document, Input
 
 FactRow = tuple[str, Any, int, int]
@@ -41,6 +42,18 @@ def located(doc: Document) -> dict[str, tuple[Any, int, int]]:
         for f in doc.facts
         if f.pointer not in ALIKE
     }
+
+
+def job_values(job: Job) -> dict[str, Any]:
+    """pointer → value of every fact the job states or derives (as its provenance lists them)."""
+    data = job.model_dump(by_alias=True)
+    found: dict[str, Any] = {}
+    for pointer in job.provenance:
+        value: Any = data
+        for part in pointer.strip("/").split("/"):
+            value = value.get(part) if isinstance(value, dict) else None
+        found[pointer] = value
+    return found
 
 
 def near_misses(doc: Document) -> list[tuple[str, str | None, int]]:

@@ -61,8 +61,9 @@ that is no literal (a Python name or expression) is ``UNKNOWN``."""
 Reader = Callable[[Any, Location, Settings], list[Fact]]
 """A setting's value, where it is written and the other settings → its facts."""
 
-# The keys of ultralytics/cfg/default.yaml (8.3), and those of earlier 8.x releases a
-# config written then may still hold (label_smoothing, save_hybrid, hide_labels...).
+# The keys of ultralytics/cfg/default.yaml (8.3 and the main branch of 00033e8, whose loss
+# options p_drop...fitness_prior are new), and those of earlier 8.x releases a config written
+# then may still hold (label_smoothing, save_hybrid, hide_labels...).
 KNOWN_KEYS = flat.words(
     """
 task mode model data epochs time patience batch imgsz save save_period cache device workers
@@ -75,7 +76,8 @@ int8 dynamic simplify opset workspace nms lr0 lrf momentum weight_decay warmup_e
 warmup_momentum warmup_bias_lr box cls cls_pw dfl pose kobj rle angle nbs hsv_h hsv_s hsv_v
 degrees translate scale shear perspective flipud fliplr bgr mosaic mixup cutmix copy_paste
 copy_paste_mode auto_augment erasing cfg tracker label_smoothing save_hybrid hide_labels
-hide_conf line_thickness boxes v5loader crop_fraction
+hide_conf line_thickness boxes v5loader crop_fraction p_drop obj objectness obj_target cls_target
+cls_ce cls_ls o2o_topk2 ood_scoring ood_end2end fitness_branch fitness_prior
 """
 )
 # Keys only a training cfg of Ultralytics holds (not a dataset YAML's path/train/val/names,
@@ -209,7 +211,9 @@ def gpu_count(value: Any) -> int | None:
 
 
 def _device(value: Any, where: Location, settings: Settings) -> list[Fact]:
-    return [_stated("/resources/gpus_per_node", gpu_count(value), where)]
+    """Only a count of CUDA devices; an unset device or ``cpu`` states none."""
+    count = gpu_count(value)
+    return [] if count is None else [Fact("/resources/gpus_per_node", count, where)]
 
 
 def _precision(value: Any, where: Location, settings: Settings) -> list[Fact]:
