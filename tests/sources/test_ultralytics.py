@@ -26,13 +26,15 @@ def read(path: str, text: str) -> Document:
     return doc
 
 
-def jobs(tmp_path: Path, files: dict[str, str]) -> list[Job]:
-    """The jobs of a repository made of ``files`` (a git work tree: the checked root)."""
+def jobs(tmp_path: Path, files: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> list[Job]:
+    """The jobs of a repository made of ``files`` (a git work tree), checked from its root: job
+    ids and the names that say a file's purpose are relative to it."""
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
-    return assemble(sorted(tmp_path / name for name in files))
+    monkeypatch.chdir(tmp_path)
+    return assemble(sorted(Path(name) for name in files))
 
 
 def test_default_yaml_states_ultralytics_defaults_at_their_keys() -> None:
@@ -68,11 +70,21 @@ def test_a_near_miss_of_a_cfg_key_is_a_typo() -> None:
         # YOLOv5's hyp.scratch-low.yaml shares the augmentation keys
         "lr0: 0.01\nlrf: 0.01\nwarmup_epochs: 3.0\nanchor_t: 4.0\nfl_gamma: 0.0\nmosaic: 1.0\n",
         "tracker_type: botsort\ntrack_high_thresh: 0.5\n",
+        # YOLOv5's opt.yaml: its own option names beside Ultralytics' (noval is no typo of val)
+        "weights: yolov5s.pt\nepochs: 300\nbatch_size: 16\nimgsz: 640\nnoval: false\n"
+        "single_cls: false\npatience: 100\nsave_period: -1\n",
     ],
-    ids=["dataset", "model", "yolov5-hyp", "tracker"],
+    ids=["dataset", "model", "yolov5-hyp", "tracker", "yolov5-opt"],
 )
 def test_other_yaml_of_a_yolo_project_is_not_a_training_cfg(text: str) -> None:
     assert ultralytics.recognise(Input("x.yaml", text)) == 0.0
+
+
+def test_a_finished_runs_args_yaml_roots_no_job(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record = DEFAULT_YAML.read_text() + "save_dir: runs/detect/train\n"
+    assert jobs(tmp_path, {"runs/detect/train/args.yaml": record}, monkeypatch) == []
 
 
 def test_batch_and_device_spellings() -> None:
@@ -91,13 +103,15 @@ def test_batch_and_device_spellings() -> None:
     ]  # fmt: skip
 
 
-def test_yolo_command_line_settings_are_facts_and_never_files(tmp_path: Path) -> None:
+def test_yolo_command_line_settings_are_facts_and_never_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     script = (
         "#!/bin/bash\n#SBATCH --gres=gpu:4\n"
         "yolo detect train data=coco.yaml model=yolov8m.pt epochs=300 imgsz=640 batch=128 "
         "device=0,1,2,3 workers=8 amp=False time=10.5 cfg=missing.yaml\n"
     )
-    [job] = jobs(tmp_path, {"train.sbatch": script})
+    [job] = jobs(tmp_path, {"train.sbatch": script}, monkeypatch)
     assert (
         job_values(job).items()
         >= {
@@ -115,22 +129,26 @@ def test_yolo_command_line_settings_are_facts_and_never_files(tmp_path: Path) ->
     assert job.missing_references == []  # coco.yaml, yolov8m.pt, missing.yaml: Ultralytics' to find
 
 
-def test_a_cfg_named_on_the_command_line_is_read_and_the_line_wins(tmp_path: Path) -> None:
+def test_a_cfg_named_on_the_command_line_is_read_and_the_line_wins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cfg = "epochs: 30\nimgsz: 1280\nclose_mosaic: 3\nsave_period: 10\n"
     line = "#!/bin/bash\nyolo train cfg=cfg/custom.yaml model=yolo11n.pt epochs=50\n"
-    [job] = jobs(tmp_path, {"run.sh": line, "cfg/custom.yaml": cfg})
+    [job] = jobs(tmp_path, {"run.sh": line, "cfg/custom.yaml": cfg}, monkeypatch)
     assert [source.path.rsplit("/", 1)[-1] for source in job.sources] == ["run.sh", "custom.yaml"]
     stated = job_values(job)
     assert (stated["/training/epochs"], stated["/data/image_size"]) == (50.0, 1280)
     assert stated["/checkpoint/every_epochs"] == 10.0
 
 
-def test_yolo_subcommand_as_a_setting_and_predict_is_no_job(tmp_path: Path) -> None:
+def test_yolo_subcommand_as_a_setting_and_predict_is_no_job(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     files = {
         "train.sh": "#!/bin/bash\nyolo task=detect mode=train model=yolov8s.pt epochs=5\n",
         "predict.sh": "#!/bin/bash\nyolo mode=predict model=best.pt source=videos/\n",
     }
-    assert [job.id.rsplit("/", 1)[-1] for job in jobs(tmp_path, files)] == ["train.sh"]
+    assert [job.id.rsplit("/", 1)[-1] for job in jobs(tmp_path, files, monkeypatch)] == ["train.sh"]
 
 
 TRAIN_PY = """\
@@ -172,9 +190,11 @@ def test_python_train_call_is_read_without_running_it() -> None:
     assert "epochs" in doc.arguments
 
 
-def test_a_launch_flag_reaches_the_train_call_through_argparse(tmp_path: Path) -> None:
+def test_a_launch_flag_reaches_the_train_call_through_argparse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     files = {"train.py": TRAIN_PY, "run.sh": "#!/bin/bash\npython train.py --epochs 7\n"}
-    [job] = jobs(tmp_path, files)
+    [job] = jobs(tmp_path, files, monkeypatch)
     assert job_values(job)["/training/epochs"] == 7.0
 
 

@@ -88,8 +88,11 @@ _TRAIN_MARKS = frozenset({
     "copy_paste", "mixup", "lr0", "lrf", "box", "dfl", "single_cls", "patience",
 })  # fmt: skip
 _RUN_KEYS = frozenset({"epochs", "imgsz", "batch", "save_period", "close_mosaic"})
-# YOLOv5's hyp.*.yaml shares the augmentation keys; these are YOLOv5's alone.
-_YOLOV5 = frozenset({"anchor_t", "iou_t", "fl_gamma", "obj_pw", "anchors"})
+# YOLOv5's hyp.*.yaml and opt.yaml share keys with Ultralytics; these are YOLOv5's alone.
+_YOLOV5 = frozenset({
+    "anchor_t", "iou_t", "fl_gamma", "obj_pw", "anchors", "hyp", "noval", "nosave",
+    "noautoanchor", "image_weights", "sync_bn", "local_rank", "evolve", "weights", "batch_size",
+})  # fmt: skip
 
 _MODELS = frozenset({"YOLO", "RTDETR", "YOLOWorld", "YOLOE", "NAS"})
 _PY_HINT = re.compile(r"\bultralytics\b")
@@ -124,6 +127,8 @@ def parse(file: Input) -> Document:
     doc.facts = settings_facts(settings)
     doc.unknown_keys = near_misses(tree, KNOWN_KEYS, name, file.path)
     doc.defaults = _defaults(top_of(file.path))
+    if "save_dir" in settings:  # the trainer writes every setting and its save_dir
+        doc.purpose = "the record of a finished run (Ultralytics' args.yaml)"
     return doc
 
 
