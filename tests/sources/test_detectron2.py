@@ -102,6 +102,13 @@ def test_typos_and_a_batch_rescaled_at_run_time() -> None:
     assert located(doc)["/training/global_batch_size"][0] is None  # auto_scale_workers
 
 
+def test_other_yacs_tools_are_not_claimed() -> None:
+    slowfast = "TRAIN:\n  BATCH_SIZE: 64\nDATA_LOADER:\n  NUM_WORKERS: 8\nSOLVER:\n  BASE_LR: 0.1\n"
+    fastreid = '_BASE_: "../Base-bagtricks.yml"\nSOLVER:\n  MAX_EPOCH: 60\n  IMS_PER_BATCH: 64\n'
+    for text in (slowfast + "MODEL:\n  ARCH: slowfast\n", fastreid):
+        assert detectron2.recognise(Input("configs/x.yaml", text)) == 0.0
+
+
 def test_lazyconfig_reads_the_common_files_it_imports(tmp_path: Path) -> None:
     root = repository(tmp_path)
     doc = read(root / "configs/new_baselines/mask_rcnn_R_50_FPN_100ep_LSJ.py")

@@ -190,6 +190,16 @@ def test_python_train_call_is_read_without_running_it() -> None:
     assert "epochs" in doc.arguments
 
 
+def test_a_torch_module_train_call_beside_ultralytics_is_not_claimed() -> None:
+    text = (
+        "from transformers import Trainer, TrainingArguments\nfrom ultralytics import YOLO\n"
+        "detector = YOLO('yolov8n.pt')\nnet.train()\n"
+        "args = TrainingArguments(output_dir='out', num_train_epochs=3)\n"
+    )
+    assert ultralytics.recognise(Input("train.py", text)) == 0.0
+    assert read("train.py", text).format == "python"
+
+
 def test_a_launch_flag_reaches_the_train_call_through_argparse(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

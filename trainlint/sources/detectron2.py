@@ -207,10 +207,13 @@ def recognise(file: Input) -> float:
         return 0.0
     data = file.mapping
     keys = {str(key) for key in data}
-    if not keys or not all(key.isupper() or key == "_BASE_" for key in keys):
-        return 0.0
+    if not keys or not keys <= _children(()):
+        return 0.0  # another yacs tool's sections (SlowFast's TRAIN, DATA_LOADER)
     solver = data.get("SOLVER")
-    marks = isinstance(solver, dict) and bool(_SOLVER_MARKS & set(map(str, solver)))
+    solver_keys = set(map(str, solver)) if isinstance(solver, dict) else set()
+    if "MAX_EPOCH" in solver_keys:
+        return 0.0  # an epoch-based trainer built on detectron2's config (fast-reid)
+    marks = bool(_SOLVER_MARKS & solver_keys)
     if "_BASE_" in keys and keys & _TOP:
         return 0.95
     return 0.95 if len(keys & _TOP) >= 2 and marks else 0.0

@@ -37,11 +37,21 @@ import ast
 import re
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from trainlint.errors import SourceError
 from trainlint.job import Location, UnknownKey
-from trainlint.sources.base import Document, DocumentDefault, Fact, Input, Role, top_of
+from trainlint.sources.base import (
+    Document,
+    DocumentDefault,
+    Fact,
+    Input,
+    ProgramArgument,
+    Role,
+    top_of,
+)
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Flags, Format
 from trainlint.sources.base.typos import near_misses
@@ -103,11 +113,14 @@ _DEFAULT_BATCH = 16
 
 
 def recognise(file: Input) -> float:
-    """0.95 for Python that imports ultralytics and calls ``.train(``; 0.9 for a YAML holding
+    """0.95 for Python calling ``.train(`` on an Ultralytics model (``YOLO(...)``, read with
+    ``ast``: a torch module's ``model.train()`` beside it is not one); 0.9 for a YAML holding
     two of Ultralytics' training keys, one of them a run setting; 0 otherwise."""
     if file.suffix == "py":
         text = file.text[:MAX_BYTES]
-        return 0.95 if _PY_HINT.search(text) and _TRAIN_CALL.search(text) else 0.0
+        if not (_PY_HINT.search(text) and _TRAIN_CALL.search(text)):
+            return 0.0
+        return 0.95 if _read_python(file.path, file.text).trains else 0.0
     if file.suffix not in ("yaml", "yml"):
         return 0.0
     keys = {str(key) for key in file.mapping}
@@ -333,12 +346,29 @@ def _defaults(where: Location) -> list[DocumentDefault]:
 # --- Python: YOLO(...).train(...) ---------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _PythonReading:
+    trains: bool = False  # a ``.train(...)`` of an Ultralytics model was found
+    facts: list[Fact] = field(default_factory=list)
+    unknown_keys: list[UnknownKey] = field(default_factory=list)
+    defaults: list[DocumentDefault] = field(default_factory=list)
+    arguments: dict[str, ProgramArgument] = field(default_factory=dict)
+
+
 def _parse_python(file: Input, doc: Document) -> Document:
+    reading = _read_python(file.path, file.text)
+    doc.facts, doc.unknown_keys = list(reading.facts), list(reading.unknown_keys)
+    doc.defaults, doc.arguments = list(reading.defaults), dict(reading.arguments)
+    return doc
+
+
+@lru_cache(maxsize=8)
+def _read_python(path: str, text: str) -> _PythonReading:
     """The settings of each ``YOLO(...).train(...)`` call, and the script's own argument
     definitions (``--epochs`` of an argparse script passing ``epochs=args.epochs``), through
     which a launch line's flags are read. A keyword whose value is no literal states nothing
-    here, and Ultralytics' default for it does not apply either."""
-    text = file.text
+    here, and Ultralytics' default for it does not apply either. Cached: the registry
+    recognises, then parses."""
     check_size(text)
     try:
         with warnings.catch_warnings():
@@ -348,24 +378,26 @@ def _parse_python(file: Input, doc: Document) -> Document:
         raise SourceError(f"Python syntax error: {error}") from error
     found = scan(tree)
     positions = Positions(text)
-    argument_defaults, doc.arguments = script_arguments(Context(file.path, positions, found), tree)
     models = _model_variables(found)
+    trained = [(call, weights) for call, _ in found.calls
+               if (weights := _trained_model(call, models, found)) is not None]  # fmt: skip
+    if not trained:
+        return _PythonReading()
+    facts: list[Fact] = []
+    unknown: list[UnknownKey] = []
     framework: list[DocumentDefault] = []
-    for call, _conditional in found.calls:
-        weights = _trained_model(call, models, found)
-        if weights is None:
-            continue
-        settings = _call_settings(call, weights, file.path, positions)
+    for call, weights in trained:
+        settings = _call_settings(call, weights, path, positions)
         known = {key: value for key, value in settings.items() if value[0] is not UNKNOWN}
-        doc.facts += settings_facts(known)
-        doc.unknown_keys += _keyword_typos(call, file.path, positions)
+        facts += settings_facts(known)
+        unknown += _keyword_typos(call, path, positions)
         hidden = set(settings) - set(known)
         framework = framework or [
-            default for default in _defaults(_at(file.path, positions, call))
+            default for default in _defaults(_at(path, positions, call))
             if default.key not in hidden
         ]  # fmt: skip
-    doc.defaults = argument_defaults + framework
-    return doc
+    argument_defaults, arguments = script_arguments(Context(path, positions, found), tree)
+    return _PythonReading(True, facts, unknown, argument_defaults + framework, arguments)
 
 
 def _at(path: str, positions: Positions, node: ast.AST) -> Location:
