@@ -102,6 +102,24 @@ def test_typos_and_a_batch_rescaled_at_run_time() -> None:
     assert located(doc)["/training/global_batch_size"][0] is None  # auto_scale_workers
 
 
+def test_lazyconfig_changes_after_an_import(tmp_path: Path) -> None:
+    """The 200-epoch config doubles the 100-epoch one's max_iter; what an ``if`` or an
+    ``update`` call may change is unknown, never the imported value."""
+    doubled = (
+        "from .mask_rcnn_R_50_FPN_100ep_LSJ import dataloader, train\n\n"
+        "train.max_iter *= 2  # 100ep -> 200ep\n"
+        "if FAST:\n    train.eval_period = 100\n"
+        "dataloader.train.update(total_batch_size=32)\n"
+        "def helper(train):\n    train = None\n"
+    )
+    root = repository(tmp_path, {"configs/new_baselines/doubled.py": doubled})
+    found = located(read(root / "configs/new_baselines/doubled.py"))
+    assert found["/training/max_steps"] == (368750, "doubled.py", 3)
+    assert found["/eval/every_steps"] == (None, "doubled.py", 5)
+    assert found["/training/global_batch_size"] == (None, "doubled.py", 6)
+    assert found["/checkpoint/every_steps"] == (5000, "train.py", 13)  # untouched
+
+
 def test_other_yacs_tools_are_not_claimed() -> None:
     slowfast = "TRAIN:\n  BATCH_SIZE: 64\nDATA_LOADER:\n  NUM_WORKERS: 8\nSOLVER:\n  BASE_LR: 0.1\n"
     fastreid = '_BASE_: "../Base-bagtricks.yml"\nSOLVER:\n  MAX_EPOCH: 60\n  IMS_PER_BATCH: 64\n'

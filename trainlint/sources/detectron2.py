@@ -193,16 +193,19 @@ TEST.PRECISE_BN TEST.PRECISE_BN.ENABLED TEST.PRECISE_BN.NUM_ITER VERSION VIS_PER
 )
 _TOP = frozenset({"MODEL", "SOLVER", "DATASETS", "INPUT", "DATALOADER", "TEST"})
 _SOLVER_MARKS = frozenset({"IMS_PER_BATCH", "MAX_ITER", "BASE_LR", "CHECKPOINT_PERIOD", "STEPS"})
-_LAZY_HINT = re.compile(r"^from\s+(?:detectron2\.config|\.+common\b)", re.MULTILINE)
-_LAZY_NAMES = re.compile(r"^(?:train|dataloader|model|optimizer|lr_multiplier)\b", re.MULTILINE)
+_LAZY_HINT = re.compile(r"^from\s+(?:detectron2\.config\b|\.)", re.MULTILINE)
+_LAZY_NAMES = re.compile(r"\b(?:train|dataloader)\b")
 
 
 def recognise(file: Input) -> float:
     """0.95 for a yacs YAML with ``_BASE_`` or detectron2's sections and solver keys; 0.9 for
-    a LazyConfig (imports ``detectron2.config`` or ``..common`` and sets its globals)."""
+    a LazyConfig (imports ``detectron2.config`` or config files relatively) whose view, its
+    imports followed, holds a key ``lazyconfig_train_net.py`` reads."""
     if file.suffix == "py":
         text = file.text[:MAX_BYTES]
-        return 0.9 if _LAZY_HINT.search(text) and _LAZY_NAMES.search(text) else 0.0
+        if not (_LAZY_HINT.search(text) and _LAZY_NAMES.search(text)):
+            return 0.0
+        return 0.9 if _lazy_reading(file.path, file.text).view.keys() & LAZY_TABLE.keys() else 0.0
     if file.suffix not in ("yaml", "yml"):
         return 0.0
     data = file.mapping
@@ -378,13 +381,19 @@ def _yacs_defaults(where: Location) -> list[DocumentDefault]:
 # --- LazyConfig ---------------------------------------------------------------------------
 
 
-def _parse_lazy(file: Input, doc: Document) -> Document:
-    check_size(file.text)
+def _lazy_reading(path: str, text: str) -> lazyconfig.Reading:
+    """The LazyConfig's view; an empty one for a file that is no valid Python. Not cached:
+    the view depends on the files it imports, which may change while this one does not."""
+    check_size(text)
     try:
-        tree = lazyconfig.parse_module(file.text)
-    except (SyntaxError, ValueError) as error:
-        raise SourceError(f"Python syntax error: {error}") from error
-    reading = lazyconfig.read(file.path, tree, file.text)
+        tree = lazyconfig.parse_module(text)
+    except (SyntaxError, ValueError):
+        return lazyconfig.Reading()
+    return lazyconfig.read(path, tree, text)
+
+
+def _parse_lazy(file: Input, doc: Document) -> Document:
+    reading = _lazy_reading(file.path, file.text)
     doc.facts = lazy_facts(reading.view)
     doc.references = [
         Reference(lazyconfig.relative(Path(file.path), imported.path), imported.location, "member")

@@ -77,13 +77,20 @@ class _Reader:
         self, path: Path, tree: ast.Module, positions: Positions, reading: Reading,
         stack: tuple[Path, ...],
     ) -> None:  # fmt: skip
+        at = _located(path, positions)
         for stmt in tree.body:
             if isinstance(stmt, ast.ImportFrom) and stmt.level > 0:
                 self._import(path, stmt, positions, reading, stack)
-            elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-                name = dotted(stmt.targets[0])
-                if name is not None:
-                    assign(reading.view, name, stmt.value, _located(path, positions))
+            elif isinstance(stmt, ast.Assign):
+                for target in stmt.targets:
+                    name = dotted(target)
+                    if name is not None:
+                        assign(reading.view, name, stmt.value, at)
+            elif isinstance(stmt, ast.AugAssign):
+                augment(reading.view, stmt, at)
+            else:
+                for name, node in changed(stmt):
+                    forget(reading.view, name, at(node))
 
     def _import(
         self, path: Path, stmt: ast.ImportFrom, positions: Positions, reading: Reading,
@@ -175,6 +182,62 @@ def assign(view: View, name: str, value: ast.expr, at: Any) -> None:
         del view[key]
     for key, node, stated in _entries(name, value):
         view[key] = (stated, at(node))
+
+
+_OPERATORS: dict[type[ast.operator], Any] = {
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b if b else UNKNOWN,
+}  # fmt: skip
+
+
+def augment(view: View, stmt: ast.AugAssign, at: Any) -> None:
+    """``train.max_iter *= 2`` (the 200-epoch config over the 100-epoch one): the new value
+    when both sides are known integers, else unknown."""
+    name = dotted(stmt.target)
+    if name is None:
+        return
+    current = view.get(name, (UNKNOWN, None))[0]
+    operand = literal(stmt.value)
+    apply = _OPERATORS.get(type(stmt.op))
+    numbers = all(isinstance(v, int) and not isinstance(v, bool) for v in (current, operand))
+    value = apply(current, operand) if apply is not None and numbers else UNKNOWN
+    view[name] = (value, at(stmt))
+
+
+_MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "merge_with",
+                       "merge_with_dotlist", "__setitem__", "__delitem__"})  # fmt: skip
+_SETTERS = frozenset({"setattr", "delattr", "OmegaConf.update", "OmegaConf.set_struct"})
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def changed(stmt: ast.stmt) -> Iterator[tuple[str, ast.AST]]:
+    """The config names a statement other than a plain assignment may change: assignments
+    under an ``if``/``for``/``with``/``try``, ``del``, ``x.update(...)`` and ``setattr(x, ...)``;
+    a function or class definition changes nothing until it is called."""
+    if isinstance(stmt, _DEFINITIONS):
+        return
+    for node in ast.walk(stmt):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            yield from ((name, node) for t in targets if (name := dotted(t)) is not None)
+        elif isinstance(node, ast.Call):
+            yield from _mutated(node)
+
+
+def _mutated(call: ast.Call) -> Iterator[tuple[str, ast.AST]]:
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr in _MUTATORS:
+        name = dotted(func.value)
+        if name is not None:
+            yield name, call
+    if dotted(func) in _SETTERS and call.args and (name := dotted(call.args[0])) is not None:
+        yield name, call
+
+
+def forget(view: View, name: str, where: Location) -> None:
+    """``name`` and every key under it: no longer known."""
+    for key in [k for k in view if k == name or k.startswith(name + ".")]:
+        view[key] = (UNKNOWN, where)
 
 
 def _entries(name: str, value: ast.expr, depth: int = 0) -> Iterator[tuple[str, ast.AST, Any]]:
