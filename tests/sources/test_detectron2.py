@@ -82,6 +82,30 @@ def test_model_names_follow_the_model_zoo(tmp_path: Path) -> None:
     assert located(retina)["/model/name"][0] == "retinanet_R_50_FPN"
 
 
+FPN = {"BACKBONE": {"NAME": "build_resnet_fpn_backbone"}, "ROI_HEADS": {"NAME": "StandardROIHeads"}}
+
+
+@pytest.mark.parametrize(
+    ("model", "named"),
+    [
+        ({**FPN, "KEYPOINT_ON": True}, "keypoint_rcnn_R_50_FPN"),
+        ({**FPN, "MASK_ON": True, "RESNETS": {"DEPTH": 101, "NUM_GROUPS": 32,
+                                              "WIDTH_PER_GROUP": 8}}, "mask_rcnn_X_101_32x8d_FPN"),
+        ({**FPN, "LOAD_PROPOSALS": True}, "fast_rcnn_R_50_FPN"),
+        ({"RESNETS": {"RES5_DILATION": 2}}, "faster_rcnn_R_50_DC5"),
+        ({**FPN, "META_ARCHITECTURE": "PanopticFPN", "MASK_ON": True}, "panoptic_fpn_R_50"),
+        ({**FPN, "MASK_ON": True, "ROI_MASK_HEAD": {"NAME": "PointRendMaskHead"}}, None),
+        ({**FPN, "ROI_HEADS": {"NAME": "DensePoseROIHeads"}}, None),
+        ({**FPN, "BACKBONE": {"NAME": "build_vit_fpn_backbone"}}, None),
+    ],
+)  # fmt: skip
+def test_model_zoo_names_and_models_it_does_not_name(
+    model: dict[str, object], named: str | None
+) -> None:
+    model = {"META_ARCHITECTURE": "GeneralizedRCNN", **model}
+    assert detectron2.model_name({"MODEL": model}) == named
+
+
 def test_eval_period_and_a_python_tag_in_a_base(tmp_path: Path) -> None:
     root = repository(tmp_path)
     cityscapes = located(read(root / "configs/Cityscapes/mask_rcnn_R_50_FPN.yaml"))

@@ -210,16 +210,15 @@ def recognise(file: Input) -> float:
         return 0.0
     data = file.mapping
     keys = {str(key) for key in data}
-    if not keys or not keys <= _children(()):
-        return 0.0  # another yacs tool's sections (SlowFast's TRAIN, DATA_LOADER)
     solver = data.get("SOLVER")
     solver_keys = set(map(str, solver)) if isinstance(solver, dict) else set()
     if "MAX_EPOCH" in solver_keys:
         return 0.0  # an epoch-based trainer built on detectron2's config (fast-reid)
-    marks = bool(_SOLVER_MARKS & solver_keys)
     if "_BASE_" in keys and keys & _TOP:
-        return 0.95
-    return 0.95 if len(keys & _TOP) >= 2 and marks else 0.0
+        return 0.95  # a project's own sections beside (DensePose's BOOTSTRAP_DATASETS)
+    if not keys <= _TOP_KEYS:
+        return 0.0  # another yacs tool's sections (SlowFast's TRAIN, DATA_LOADER)
+    return 0.95 if len(keys & _TOP) >= 2 and _SOLVER_MARKS & solver_keys else 0.0
 
 
 def parse(file: Input) -> Document:
@@ -318,26 +317,61 @@ def _batch(merged: Layer) -> list[Fact]:
 
 
 _ARCHITECTURES = {"RetinaNet": "retinanet", "PanopticFPN": "panoptic_fpn"}
+# The backbones of the model zoo: the name's last part (C4 unless RES5_DILATION 2 makes DC5).
+_BACKBONES = {
+    "build_resnet_backbone": "C4", "build_resnet_fpn_backbone": "FPN",
+    "build_retinanet_resnet_fpn_backbone": "FPN",
+}  # fmt: skip
+# R-CNN heads the model zoo names; a project's own (DensePose's, PointRend's) names none.
+_RCNN_HEADS = frozenset({"StandardROIHeads", "Res5ROIHeads", "CascadeROIHeads"})
 
 
 def model_name(merged: Mapping[str, Any]) -> str | None:
-    """``mask_rcnn_R_50_FPN`` as the model zoo names it, from the architecture, the ResNet
-    depth and the backbone (defaults.py's values for what the config leaves unset)."""
-    model = merged.get("MODEL") if isinstance(merged.get("MODEL"), dict) else {}
+    """``mask_rcnn_R_50_FPN`` as the model zoo names it, from the architecture and its heads,
+    the ResNet (or ResNeXt) and the backbone, with defaults.py's values for what the config
+    leaves unset; None for a model the zoo does not name that way."""
+    found = merged.get("MODEL")
+    model: Mapping[str, Any] = found if isinstance(found, dict) else {}
     arch = n.to_str(_get(model, ("META_ARCHITECTURE",)))
-    backbone = n.to_str(_get(model, ("BACKBONE", "NAME"))) or "build_resnet_backbone"
-    depth = n.positive_int(_get(model, ("RESNETS", "DEPTH")) or 50)
-    if arch is None or depth is None or "resnet" not in backbone:
+    named = n.to_str(_get(model, ("BACKBONE", "NAME"))) or "build_resnet_backbone"
+    backbone = _BACKBONES.get(named)
+    resnet = _resnet(model)
+    head = _rcnn_head(model) if arch == "GeneralizedRCNN" else _ARCHITECTURES.get(arch or "")
+    if head is None or backbone is None or resnet is None:
         return None
-    if arch == "GeneralizedRCNN":
-        head = "mask_rcnn" if n.to_bool(_get(model, ("MASK_ON",))) else "faster_rcnn"
-    elif arch in _ARCHITECTURES:
-        head = _ARCHITECTURES[arch]
-    else:
-        return None
+    if head == "panoptic_fpn":
+        return f"{head}_{resnet}"  # the zoo's panoptic_fpn_R_50: FPN is in the name already
     dilation = n.to_int(_get(model, ("RESNETS", "RES5_DILATION"))) or 1
-    kind = "FPN" if "fpn" in backbone else "DC5" if dilation == 2 else "C4"
-    return f"{head}_R_{depth}_{kind}"
+    kind = "DC5" if backbone == "C4" and dilation == 2 else backbone
+    return f"{head}_{resnet}_{kind}"
+
+
+def _resnet(model: Mapping[str, Any]) -> str | None:
+    """``R_50``, or ``X_101_32x8d`` for a ResNeXt (NUM_GROUPS x WIDTH_PER_GROUP)."""
+    depth = n.positive_int(_get(model, ("RESNETS", "DEPTH")) or 50)
+    groups = n.positive_int(_get(model, ("RESNETS", "NUM_GROUPS")) or 1)
+    width = n.positive_int(_get(model, ("RESNETS", "WIDTH_PER_GROUP")) or 64)
+    if depth is None or groups is None or width is None:
+        return None
+    return f"R_{depth}" if groups == 1 else f"X_{depth}_{groups}x{width}d"
+
+
+def _rcnn_head(model: Mapping[str, Any]) -> str | None:
+    """``mask_rcnn``, ``faster_rcnn``, ``keypoint_rcnn`` or ``cascade_mask_rcnn``."""
+    heads = n.to_str(_get(model, ("ROI_HEADS", "NAME"))) or "Res5ROIHeads"
+    if heads not in _RCNN_HEADS:
+        return None
+    mask = n.to_bool(_get(model, ("MASK_ON",))) is True
+    mask_head = n.to_str(_get(model, ("ROI_MASK_HEAD", "NAME"))) or "MaskRCNNConvUpsampleHead"
+    if mask and mask_head != "MaskRCNNConvUpsampleHead":
+        return None  # PointRend's point head and other projects' masks
+    if n.to_bool(_get(model, ("KEYPOINT_ON",))) is True:
+        return None if mask else "keypoint_rcnn"
+    if heads == "CascadeROIHeads":
+        return "cascade_mask_rcnn" if mask else None
+    if n.to_bool(_get(model, ("LOAD_PROPOSALS",))) is True:
+        return None if mask else "fast_rcnn"  # precomputed proposals: no RPN
+    return "mask_rcnn" if mask else "faster_rcnn"
 
 
 def _model(merged: Layer) -> list[Fact]:
@@ -362,6 +396,9 @@ def _children(path: KeyPath) -> frozenset[str]:
         key[len(prefix) :] for key in KNOWN_KEYS
         if key.startswith(prefix) and "." not in key[len(prefix) :]
     )  # fmt: skip
+
+
+_TOP_KEYS = _children(())
 
 
 def _yacs_defaults(where: Location) -> list[DocumentDefault]:
