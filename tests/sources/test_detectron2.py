@@ -248,6 +248,15 @@ def test_a_missing_base_or_config_is_reported_once(
     assert [m.path for m in job.missing_references] == ["../Base-Missing.yaml"]
 
 
+def test_a_base_no_file_can_have_is_no_reference(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = '_BASE_: "a\\x00b"\nSOLVER:\n  MAX_ITER: 10\n'  # YAML's \x00: a NUL in the path
+    files = {"configs/x.yaml": text}
+    job = jobs_of(repository(tmp_path, files), monkeypatch, "configs/x.yaml")["x.yaml"]
+    assert job.missing_references == [] and job.training.max_steps == 10
+
+
 @given(mappings(["MODEL", "SOLVER", "_BASE_", "TEST", "DATALOADER", "INPUT", "SEED"]))
 def test_parse_never_raises(data: dict[str, object]) -> None:
     parse_never_raises(detectron2, data)

@@ -240,8 +240,9 @@ def parse(file: Input) -> Document:
 
 
 def _bases(data: Mapping[str, Any]) -> list[str]:
+    """The ``_BASE_`` path, when it is one a file can have."""
     base = data.get("_BASE_")
-    return [base] if isinstance(base, str) and base.strip() else []
+    return [base] if isinstance(base, str) and base.strip() and "\x00" not in base else []
 
 
 def _composed(path: Path, tree: Tree, stack: tuple[Path, ...]) -> Layer:
@@ -249,16 +250,24 @@ def _composed(path: Path, tree: Tree, stack: tuple[Path, ...]) -> Layer:
     own = layer(tree, path.as_posix(), (), frozenset({"_BASE_"}))
     data = tree.data if isinstance(tree.data, dict) else {}
     for base in _bases(data):
-        target = path.parent / base
-        if base.startswith(("/", "~")) or "://" in base or len(stack) >= MAX_BASES:
-            continue
-        if target.resolve() in stack or not target.is_file():
-            continue
-        loaded = load(target, checked_roots([path.absolute()]))
-        if loaded is not None:
+        target = _base_file(path, base, stack)
+        loaded = load(target, checked_roots([path.absolute()])) if target else None
+        if target is not None and loaded is not None:
             inherited = _composed(target, loaded[0], (*stack, path.resolve()))
             return merge(inherited, own)
     return own
+
+
+def _base_file(path: Path, base: str, stack: tuple[Path, ...]) -> Path | None:
+    """The file ``_BASE_`` names beside ``path``; None for a URL, an absolute or home path,
+    a name no file can have, a cycle, a chain too long, or a file that is not there."""
+    if base.startswith(("/", "~")) or "://" in base or len(stack) >= MAX_BASES:
+        return None
+    target = path.parent / base
+    try:
+        return None if target.resolve() in stack or not target.is_file() else target
+    except (OSError, ValueError):
+        return None
 
 
 def _base_references(tree: Tree, file: str) -> list[Reference]:
