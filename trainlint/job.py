@@ -185,7 +185,9 @@ class Data(Model):
     pin_memory: bool | None = None
     prefetch_factor: int | None = None
     persistent_workers: bool | None = None
-    image_size: int | None = None  # pixels of the square side a vision/diffusion job trains at
+    # Side of the square training image in pixels (Ultralytics ``imgsz``, diffusers
+    # ``--resolution``; detectron2's ``INPUT.MIN_SIZE_TRAIN`` is not square, not read as one).
+    image_size: int | None = None
     audio_seconds: float | None = None  # seconds of audio per sample a speech job trains on
 
 

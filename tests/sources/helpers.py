@@ -47,6 +47,18 @@ def located(doc: Document) -> dict[str, tuple[Any, int, int]]:
     }
 
 
+def job_values(job: Job) -> dict[str, Any]:
+    """pointer → value of every fact the job states or derives (as its provenance lists them)."""
+    data = job.model_dump(by_alias=True)
+    found: dict[str, Any] = {}
+    for pointer in job.provenance:
+        value: Any = data
+        for part in pointer.strip("/").split("/"):
+            value = value.get(part) if isinstance(value, dict) else None
+        found[pointer] = value
+    return found
+
+
 def near_misses(doc: Document) -> list[tuple[str, str | None, int]]:
     return [(u.key, u.suggestion, u.line) for u in doc.unknown_keys]
 

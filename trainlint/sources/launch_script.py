@@ -499,7 +499,13 @@ def program_facts(
         if flag is not None:
             stated[flag] = (value, where)
             facts += _flag_facts(readers, flag, value, where)
-            references += _flag_reference(flag, value, where)
+            references += _flag_reference(flag, value, where) or _key_value_reference(
+                readers, flag.lstrip("-").replace("-", "_"), value, where
+            )
+        elif isinstance(value, str) and (assigned := _key_value(readers, value)) is not None:
+            stated[assigned[0]] = (assigned[1], where)
+            facts += _flag_facts(readers, *assigned, where)
+            references += _key_value_reference(readers, *assigned, where)
         elif isinstance(value, str) and (override := _hydra_override(value)) is not None:
             facts += _flag_facts(_hydra_apps(readers), *override, where)
         elif (
@@ -510,6 +516,8 @@ def program_facts(
             # an override ``data=coco.yaml`` (its tool resolves it, maybe from a package)
             references.append(Reference(value, where, "config"))
     facts += [fact for reader in readers if reader.together for fact in reader.together(stated)]
+    located = [(word.text, location(file, word)) for word in words]
+    facts += [fact for reader in readers if reader.arguments for fact in reader.arguments(located)]
     return facts, references
 
 
@@ -517,6 +525,27 @@ def _first_positional(readers: Sequence[Flags], value: str, where: Location) -> 
     """What a program's leading positional argument means to the formats reading it."""
     readers_ = [reader.first_positional for reader in readers if reader.first_positional]
     return [fact for read in readers_ for fact in read("", value, where)]
+
+
+_KEY_VALUE = re.compile(r"([A-Za-z_]\w*)=(.*)", re.DOTALL)
+
+
+def _key_value(readers: Sequence[Flags], text: str) -> tuple[str, str] | None:
+    """``epochs=10`` as (key, value) for a program that takes ``key=value`` arguments."""
+    match = _KEY_VALUE.fullmatch(text)
+    if match is None or not any(reader.key_values for reader in readers):
+        return None
+    return match.group(1), match.group(2)
+
+
+def _key_value_reference(
+    readers: Sequence[Flags], key: str, value: str | bool, where: Location
+) -> list[Reference]:
+    """``cfg=custom.yaml``: a config the program reads, when the file is in the repository."""
+    names = any(key in reader.config_keys for reader in readers)
+    if not names or not isinstance(value, str) or not value:
+        return []
+    return [Reference(value, where, "config", optional=True)]
 
 
 _HYDRA_OVERRIDE = re.compile(r"(\+{0,2}[A-Za-z_][\w\-]*(?:\.[\w\-]+)+)=(.*)", re.DOTALL)
