@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import os
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -97,6 +97,9 @@ class CheckOptions:
     approved_by: Sequence[str] | None = None
     """Who the CI platform verified approved the change; a waiver of a locked rule then counts
     only when its approver is among them. None: the platform said nothing."""
+    context: Callable[[Sequence[Job], Mapping[str, Any]], None] | None = None
+    """Fills in what rules read from outside the repository before they run, given the jobs
+    and the pack's params (``check --db``: the org's scan database, ``scans.context``)."""
 
 
 UNUSED_SUPPRESSION = "unused_suppression"  # TL905's package: it runs after the others
@@ -243,6 +246,8 @@ def check(paths: Sequence[Path], options: CheckOptions | None = None) -> Report:
                   root=plan.root)  # fmt: skip
     with working_directory(plan.root):  # where the report's paths are relative to
         plan = _nested_configs(plan, loaded.files)
+        if options.context is not None:
+            options.context(loaded.jobs, plan.pack.data.get("trainlint", {}).get("params", {}))
         report = _evaluate(loaded, plan, options)
         if plan.files is not None:
             _check_files(report, loaded, plan.files)
