@@ -62,6 +62,7 @@ def test_the_import_contracts_hold() -> None:
         ("estimate/cost.py", "import regorus\n", "Only engine/ imports the Rego libraries"),
         ("files.py", "import torch\n", "Only probe/ imports torch"),
         ("read.py", "import pygls\n", "Only server/ imports pygls and lsprotocol"),
+        ("files.py", "import sqlalchemy\n", "Only scans/ imports SQLAlchemy and Alembic"),
     ],
 )
 def test_a_planted_violation_breaks_its_contract(

@@ -101,6 +101,9 @@ class CheckOptions:
     overlay: Mapping[Path, str] = field(default_factory=dict)
     """Text read in place of files on disk, by resolved path (``read.Workspace.overlay``): an
     editor's unsaved buffers, checked as the whole job they belong to."""
+    context: Callable[[Sequence[Job], Mapping[str, Any]], None] | None = None
+    """Fills in what rules read from outside the repository before they run, given the jobs
+    and the pack's params (``check --db``: the org's scan database, ``scans.context``)."""
 
 
 UNUSED_SUPPRESSION = "unused_suppression"  # TL905's package: it runs after the others
@@ -251,6 +254,8 @@ def check(paths: Sequence[Path], options: CheckOptions | None = None) -> Report:
                   root=plan.root, overlay=options.overlay)  # fmt: skip
     with working_directory(plan.root):  # where the report's paths are relative to
         plan = _nested_configs(plan, loaded.files)
+        if options.context is not None:
+            options.context(loaded.jobs, plan.pack.data.get("trainlint", {}).get("params", {}))
         report = _evaluate(loaded, plan, options)
         if plan.files is not None:
             _check_files(report, loaded, plan.files)

@@ -2,8 +2,8 @@
 
 One module per group of commands: ``checking`` (check, with ``--diff``), ``inspecting`` (show,
 estimate, rule, rules, formats, init), ``packs`` (pack ...), ``posting`` (comment),
-``probing`` (probe) and ``serving`` (server); ``base`` holds the ``main`` group, the exit codes
-and the error handler.
+``probing`` (probe), ``serving`` (server) and ``scanning`` (scan, report); ``base`` holds
+the ``main`` group, the exit codes and the error handler.
 Importing this package registers every command.
 
 Start-up time matters (a pre-commit hook runs this once per commit): these modules import click
@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import gc
 
-from trainlint.cli import checking, inspecting, packs, posting, probing, serving
+from trainlint.cli import checking, inspecting, packs, posting, probing, scanning, serving
 from trainlint.cli.base import main
 from trainlint.cli.packs import SIGNING_ALGORITHMS
 
 __all__ = ["SIGNING_ALGORITHMS", "checking", "collect_rarely", "inspecting", "main", "packs",
-           "posting", "probing", "run", "serving"]  # fmt: skip
+           "posting", "probing", "run", "scanning", "serving"]  # fmt: skip
 
 
 def run() -> None:

@@ -22,6 +22,7 @@ from trainlint.cli.base import (
 )
 from trainlint.cli.fixing import FixMode, fix_and_recheck
 from trainlint.cli.fixing import preview as preview_fixes
+from trainlint.cli.scanning import database_context
 from trainlint.errors import ConfigError
 from trainlint.parallel import THRESHOLD as PARALLEL_THRESHOLD
 from trainlint.report import names as report_names
@@ -226,6 +227,13 @@ def print_text(console: Console, text: str) -> None:
     "of a locked rule then counts only when its approved_by is among them.",
 )
 @click.option(
+    "--db",
+    "db_url",
+    metavar="URL",
+    help="The org's scan database (trainlint scan): TL406 names duplicate experiments in "
+    "it, TL407 the team budgets this change crosses.",
+)
+@click.option(
     "--strict",
     is_flag=True,
     help="Report GPU workloads trainlint does not understand (TL907) as errors, for gates "
@@ -281,6 +289,7 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     fix: bool = False,
     unsafe_fixes: bool = False,
     fix_preview: bool = False,
+    db_url: str | None = None,
 ) -> None:
     """Check the training jobs under PATHS (default: the current directory). A click command
     takes each option as a parameter; the check's own go into one ``CheckOptions``."""
@@ -301,6 +310,7 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
         offline=offline, workers=workers, strict=strict, packs=_pack_values(packs),
         approved_by=_names(approved_by), rego_v0=rego_v0, one_config=config_file is not None,
         conftest=conftest_dir.resolve() if conftest_dir else None,  # same policies in --diff
+        context=database_context(db_url, targets),
     )  # fmt: skip
     fixing = FixMode(fix=fix, unsafe=unsafe_fixes, preview=fix_preview)
     _check_fix_flags(fixing, diff_base, write_baseline)
