@@ -73,7 +73,13 @@ def command_facts(
     text = shlex.join(w.text if w.text is not None else w.raw for w in words)
     command = Command(first, tuple(words[1:]), tuple(env), first.line, first.column, text, False)
     inline = partial(shell.parse_inline, environ=environ)
-    return _launch_found(launchers.analyse(command, file, inline), Script(), file)
+    launch = launchers.analyse(command, file, inline)
+    facts, references = _launch_found(launch, Script(), file)
+    if facts and launch is not None:  # ``mpirun -x NCCL_DEBUG=INFO``: set in every rank
+        given = {(a.name, a.line, a.column) for a in env}
+        added = [a for a in launch.env if (a.name, a.line, a.column) not in given]
+        facts += launch_script.env_facts(Script(), replace(launch, env=added), file)
+    return facts, references
 
 
 def command_overrides(words: Sequence[Word], file: str) -> list[Override]:
