@@ -20,6 +20,7 @@ cost tag an org can require (missing_cost_tags ``required_tags``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from trainlint.sources import launch_script
@@ -95,10 +96,11 @@ def parse(file: Input) -> Document:
     # limits would describe no real run); a runtime alone when the file holds only runtimes.
     chosen = jobs[:1] or [(kind, tree) for kind, tree in typed if kind in RUNTIME_KINDS][:1]
     for job_kind, tree in chosen:
-        facts, references, overrides = _document(str(job_kind), tree, runtimes, file)
-        doc.facts += facts
-        doc.references += references
-        doc.overrides += overrides
+        read = _document(str(job_kind), tree, runtimes, file)
+        doc.facts += read.facts
+        doc.references += read.references
+        doc.overrides += read.overrides
+        doc.program = read.program
     for kind, tree in typed:
         if kind is not None:
             doc.unknown_keys += near_misses(kind, tree, name, file.path)
@@ -149,9 +151,18 @@ def _name(tree: Tree) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _document(
-    kind: str, tree: Tree, runtimes: dict[str | None, Tree], file: Input
-) -> tuple[list[Fact], list[Reference], list[Override]]:
+@dataclass(frozen=True)
+class _Read:
+    """What one training document states: facts, the files it names, the overrides its
+    command passes, and the Python script it runs (read when it is in the repository)."""
+
+    facts: list[Fact]
+    references: list[Reference]
+    overrides: list[Override]
+    program: Reference | None
+
+
+def _document(kind: str, tree: Tree, runtimes: dict[str | None, Tree], file: Input) -> _Read:
     """Facts of one training document; a TrainJob's runtime (same file) fills the gaps."""
     root = At(tree, ())
     spec = root.child("spec")
@@ -170,12 +181,16 @@ def _document(
     facts += pods.accelerator_facts(groups, spec, file.path, every_pod_stated)
     container = container or _command_container(groups)
     overrides: list[Override] = []
+    program: Reference | None = None
     if kind == "RayJob" and isinstance(spec.child("entrypoint").value, str):
         launch, references = _entrypoint(spec, file)
         overrides = _entrypoint_overrides(spec, file)
+        entry = spec.child("entrypoint")
+        program = embedded.script_program(str(entry.value), file.path, _origin(entry, file))
     else:
         launch, references = _launch(container, file.path) if container else ([], [])
         overrides = _overrides(container, file.path) if container else []
+        program = _program(container, file.path) if container else None
     declared = {fact.pointer for fact in facts}  # the allocation beats a process count
     if kind != "TrainJob" and kind not in RUNTIME_KINDS and not any(g.gpus for g in groups):
         declared |= _COUNTS  # pods that request no GPU get none: a process count is CPUs
@@ -184,7 +199,16 @@ def _document(
     if runtime is not None and runtime is not tree:
         declared = {fact.pointer for fact in facts}
         facts = [f for f in _own(runtime, file.path) if f.pointer not in declared] + facts
-    return facts, [r for r in references if not r.path.startswith("/")], overrides
+    references = [r for r in references if not r.path.startswith("/")]
+    program = program if program is not None and not program.path.startswith("/") else None
+    return _Read(facts, references, overrides, program)
+
+
+def _program(container: pods.Container, file: str) -> Reference | None:
+    """The script ``command`` + ``args`` run (``args`` alone: the image's entrypoint, unknown)."""
+    if container.command is None:
+        return None
+    return embedded.command_program(_words(container.command) + _words(container.args), file)
 
 
 _COUNTS = frozenset({"/resources/world_size", "/resources/gpus_per_node", "/resources/nodes"})
