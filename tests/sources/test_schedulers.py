@@ -128,6 +128,15 @@ def test_volcano_queue_is_the_cost_queue_and_typos_are_reported() -> None:
     assert misses == [("policie", "policies", 7), ("templat", "template", 12)]
 
 
+def test_volcano_pod_deadline_is_the_time_limit() -> None:
+    """A Volcano Job has no deadline field: its GPU pods' activeDeadlineSeconds bounds it."""
+    text = VOLCANO.replace(
+        "        spec:\n          containers:",
+        "        spec:\n          activeDeadlineSeconds: 7200\n          containers:",
+    )
+    assert values(read("v.yaml", text))["/resources/time_limit_s"] == 7200.0
+
+
 def test_jobset_child_job_deadline_is_the_time_limit() -> None:
     text = """\
 apiVersion: jobset.x-k8s.io/v1alpha2
@@ -225,3 +234,15 @@ def test_a_tpu_job_is_priced_from_the_catalog(
     assert job.estimates.price_per_gpu_hour == 2.70
     assert all(alt.gpu.startswith("TPU-") for alt in job.estimates.alternatives)
     assert "TL404" not in {f.rule for f in report.findings}
+
+
+def test_a_shell_command_substitution_is_not_a_kubernetes_variable() -> None:
+    """``$(head -n1 hosts)`` in a ``sh -c`` script is the shell's; only ``$(NAME)`` is the
+    container variable Kubernetes expands (tests/fresh monorepo's Volcano Job)."""
+    text = VOLCANO.replace(
+        "            - name: trainer\n",
+        "            - name: trainer\n              command: [sh, -c, 'M=$(head -n1 /etc/h)\n"
+        "                torchrun --nproc_per_node=8 --master_addr=$M train.py']\n",
+    )
+    facts = values(read("vc.yaml", text))
+    assert (facts["/launcher/kind"], facts["/launcher/entrypoint"]) == ("torchrun", "train.py")

@@ -20,6 +20,7 @@ cost tag an org can require (missing_cost_tags ``required_tags``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,7 +126,8 @@ def keys() -> dict[str, list[str]]:
             gpus,
         "spec.tasks[].replicas x template (Volcano Job)": gpus,
         "spec.replicatedJobs[].replicas x template.spec.parallelism (JobSet)": gpus,
-        "spec.replicatedJobs[].template.spec.activeDeadlineSeconds (JobSet)": [
+        "spec.replicatedJobs[].template.spec.activeDeadlineSeconds (JobSet), "
+        "spec.tasks[].template.spec.activeDeadlineSeconds (Volcano Job)": [
             "/resources/time_limit_s"],
         "spec.replicas x leaderWorkerTemplate.size (LeaderWorkerSet)": gpus,
         "spec.replicas, spec.template (MPIJob v1alpha1)": gpus,
@@ -217,7 +219,8 @@ QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
 def _scheduling(kind: str, spec: At, file: str) -> list[Fact]:
     """The queue the job is charged to (Volcano ``spec.queue``, Kueue's queue-name label) as
-    ``/tags/queue``; a JobSet's child-Job deadline as its time limit."""
+    ``/tags/queue``; a JobSet's child-Job deadline, or the pods' deadline of a Volcano Job
+    (which has none of its own), as its time limit."""
     facts = []
     queue = spec.child("queue") if kind == VOLCANO_JOB else None
     for where in ("labels", "annotations"):  # Kueue's label; its annotation before v0.6
@@ -226,6 +229,7 @@ def _scheduling(kind: str, spec: At, file: str) -> list[Fact]:
     if queue is not None and queue.text is not None:
         facts.append(Fact("/tags/queue", queue.text, queue.location(file)))
     deadline = kinds.jobset_deadline(spec) if kind == "JobSet" else None
+    deadline = kinds.volcano_deadline(spec) if kind == VOLCANO_JOB else deadline
     seconds = n.positive_float(deadline.value) if deadline is not None else None
     if deadline is not None and seconds is not None:
         facts.append(Fact("/resources/time_limit_s", seconds, deadline.location(file)))
@@ -306,6 +310,11 @@ def _runtime_container(launcher: At | None, node: At | None) -> pods.Container:
     return found or pods.Container()
 
 
+# ``$(VAR_NAME)``: Kubernetes' own expansion of a container variable in command and args. A
+# shell's command substitution (``$(head -n1 hosts)``) is no variable name: the shell runs it.
+_K8S_VARIABLE = re.compile(r"\$\([A-Za-z_][A-Za-z0-9_]*\)")
+
+
 def _words(place: At | None) -> list[Word]:
     """A ``command``/``args`` list as shell words at their YAML positions; ``$(VAR)``, which
     Kubernetes expands from the container environment, is an unknown word."""
@@ -319,7 +328,7 @@ def _words(place: At | None) -> list[Word]:
             continue
         line, column = place.tree.span((*place.path, index) if isinstance(place.value, list)
                                        else place.path)  # fmt: skip
-        words.append(Word(None if "$(" in raw else raw, raw, line, column))
+        words.append(Word(None if _K8S_VARIABLE.search(raw) else raw, raw, line, column))
     return words
 
 

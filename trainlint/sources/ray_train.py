@@ -21,18 +21,15 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
-from trainlint.errors import SourceError
 from trainlint.sources import python_code
 from trainlint.sources.base import Document, Fact, Input, Role
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.python.calls import Context
-from trainlint.sources.python.literal import UNKNOWN, Positions, literal
-from trainlint.sources.python.walk import scan
-from trainlint.sources.structured import MAX_BYTES, check_size
+from trainlint.sources.python.literal import UNKNOWN, literal
+from trainlint.sources.structured import MAX_BYTES
 
 name = "ray-train"
 role: Role = "entrypoint"
@@ -52,16 +49,7 @@ def recognise(file: Input) -> float:
 
 
 def parse(file: Input) -> Document:
-    check_size(file.text)
-    try:
-        tree = ast.parse(file.text)
-    except (SyntaxError, ValueError, RecursionError) as exc:
-        raise SourceError(f"not valid Python: {exc}") from exc
-    base = python_code.parse(file) if python_code.recognise(file) > 0 else None
-    doc = Document(file.path, name, recognise(file), role)
-    if base is not None:
-        doc = replace(base, format=name, confidence=doc.confidence, role=role)
-    ctx = Context(file.path, Positions(file.text), scan(tree))
+    doc, _, ctx = python_code.extended(file, name, recognise(file), role)
     doc.facts = [*doc.facts, *ray_facts(ctx)]
     doc.launches_training = _trains(ctx)
     doc.purpose = doc.purpose if doc.purpose and "pytest" in doc.purpose else None

@@ -49,6 +49,23 @@ def jobset_deadline(spec: At) -> At | None:
     jobs = spec.child("replicatedJobs")
     places = [jobs.child(i, "template", "spec", "activeDeadlineSeconds")
               for i, _ in enumerate(_items(jobs))]  # fmt: skip
+    return _agreed(places)
+
+
+def volcano_deadline(spec: At) -> At | None:
+    """A Volcano Job has no deadline of its own: its pods' ``activeDeadlineSeconds`` bounds
+    them, when every task that holds accelerators states the same one."""
+    tasks = spec.child("tasks")
+    held = [i for i, _ in enumerate(_items(tasks)) if _holds_accelerators(tasks.child(i))]
+    places = [tasks.child(i, "template", "spec", "activeDeadlineSeconds") for i in held]
+    return _agreed(places) if places and all(p.value is not None for p in places) else None
+
+
+def _holds_accelerators(task: At) -> bool:
+    return pods.pod_gpus(task.child("template", "spec")) is not None
+
+
+def _agreed(places: list[At]) -> At | None:
     stated = [place for place in places if place.value is not None]
     return stated[0] if stated and len({str(p.value) for p in stated}) == 1 else None
 
