@@ -67,6 +67,21 @@ EXPECTED: dict[str, list[FactRow]] = {
         (ACCELERATOR, "gpu", 28, 17),
         ("/env/HF_TOKEN", "$HF_TOKEN", 19, 17),  # Kubernetes expands $(VAR), not $VAR
     ],
+    # KubeRay's multi-host TPU worker group: replicas 1 x numOfHosts 4 pods x 4 v6e chips, a
+    # v6e-16 slice (topology 4x4); the head holds no TPU.
+    "rayjob_tpu_v6e_16.yaml": [
+        ("/name", "v6e-16-job", 4, 3),
+        ("/resources/gpu/model", "TPU-v6e", 75, 13),
+        ("/resources/gpu/memory_bytes", 32 * 2**30, 75, 13),
+        (TPU_ACCELERATOR, "tpu-v6e-slice", 75, 13),
+        (TPU_TOPOLOGY, "4x4", 76, 13),
+        ("/resources/nodes", 4, 38, 7),
+        ("/resources/gpus_per_node", 4, 54, 17),
+        ("/resources/world_size", 16, 54, 17),
+        (ACCELERATOR, "tpu", 54, 17),
+        ("/launcher/kind", "python", 6, 15),
+        ("/launcher/entrypoint", "ray-operator/config/samples/tpu/tpu_list_devices.py", 6, 22),
+    ],
     # No leaderTemplate: all 3 x 4 pods are of the worker template, 4 v5e chips each.
     "lws_tpu.yaml": [
         ("/name", "leaderworkerset-sample", 10, 3),
@@ -246,3 +261,20 @@ def test_a_shell_command_substitution_is_not_a_kubernetes_variable() -> None:
     )
     facts = values(read("vc.yaml", text))
     assert (facts["/launcher/kind"], facts["/launcher/entrypoint"]) == ("torchrun", "train.py")
+
+
+def test_a_leaderworkerset_is_a_run_only_when_it_launches_training() -> None:
+    """LWS serves: vLLM's example (a serving command) and the TPU sample (nginx, no command)
+    are services; the same set running torchrun is a training run."""
+    for name in ("lws_vllm_gpu.yaml", "lws_tpu.yaml"):
+        doc = read(name, (FIXTURES / name).read_text())
+        assert doc.purpose is not None and "service" in doc.purpose, name
+    text = (
+        (FIXTURES / "lws_tpu.yaml")
+        .read_text()
+        .replace(
+            "        - name: nginx\n",
+            "        - name: train\n          command: [torchrun, --nproc_per_node=4, train.py]\n",
+        )
+    )
+    assert read("lws.yaml", text).purpose is None

@@ -12,7 +12,9 @@ TrainJob's ``runtimeRef`` names a (Cluster)TrainingRuntime: when that runtime is
 the same file, it fills what the TrainJob leaves out. A runtime in another file is only named,
 not located (a reference by name, not by path), so nothing is assumed from it.
 
-A job whose pods all state their resources and none requests a GPU or TPU is a CPU job
+A LeaderWorkerSet (a replicated, long-running group of pods, made for inference) is a job only
+when its command is a training launch. A job whose pods all state their resources and none
+requests a GPU or TPU is a CPU job
 (``/resources/accelerator`` "none"): no GPU rule applies to it. A Volcano ``queue`` and Kueue's
 ``kueue.x-k8s.io/queue-name`` label name the queue the job is charged to: ``/tags/queue``, a
 cost tag an org can require (missing_cost_tags ``required_tags``).
@@ -102,6 +104,8 @@ def parse(file: Input) -> Document:
         doc.references += read.references
         doc.overrides += read.overrides
         doc.program = read.program
+        if job_kind == "LeaderWorkerSet" and not any(f.pointer == _KIND for f in read.facts):
+            doc.purpose = _LWS_SERVICE
     for kind, tree in typed:
         if kind is not None:
             doc.unknown_keys += near_misses(kind, tree, name, file.path)
@@ -213,6 +217,10 @@ def _program(container: pods.Container, file: str) -> Reference | None:
     return embedded.command_program(_words(container.command) + _words(container.args), file)
 
 
+_KIND = "/launcher/kind"
+# LeaderWorkerSet replicates pod groups as a long-running service (its rollout strategy, its
+# restarts): made for multi-host inference. Only a training launch makes one a training run.
+_LWS_SERVICE = "a LeaderWorkerSet with no training launch: a replicated service, not a run"
 _COUNTS = frozenset({"/resources/world_size", "/resources/gpus_per_node", "/resources/nodes"})
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 

@@ -119,15 +119,21 @@ def spec_group(pod_spec: At, count_at: At, launcher: bool = False, default: int 
 
 
 def ray_groups(spec: At) -> list[Group]:
-    """RayJob: the head pod plus each worker group's replicas. The head is one pod by
-    definition (it has no ``replicas``): its count is stated by ``headGroupSpec`` itself."""
+    """RayJob: the head pod plus each worker group's replicas, each replica ``numOfHosts`` pods
+    (a multi-host TPU slice; 1 when unset). The head is one pod by definition (it has no
+    ``replicas``): its count is stated by ``headGroupSpec`` itself."""
     cluster = spec.child("rayClusterSpec")
     head = cluster.child("headGroupSpec")
     groups = [_one_pod(head)] if head.value else []
     workers = cluster.child("workerGroupSpecs")
     for index, _ in enumerate(_list(workers.value)):
         place = workers.child(index)
-        groups.append(pod_group(place, place.child("replicas")))
+        group = pod_group(place, place.child("replicas"))
+        hosts = place.child("numOfHosts")  # a multi-host TPU slice: pods per replica
+        per_replica = n.positive_int(hosts.value) if hosts.value is not None else 1
+        if group.replicas is not None:
+            group.replicas = group.replicas * per_replica if per_replica else None
+        groups.append(group)
     return groups
 
 
