@@ -98,7 +98,7 @@ def parse(file: Input) -> Document:
         facts += launch_facts(launch, header_facts, script, file.path)
         facts += restart_loop_facts(launch, script, file.path)
         doc.references = launch_references(launch, file.path)
-        doc.program = _entry_script(launch, file.path)
+        doc.program = entry_script(launch, file.path)
         doc.overrides = program_overrides(launch.program, file.path)
         doc.defaults = program_defaults(launch, file.path)
     doc.references += script_references(script, file.path)
@@ -364,7 +364,7 @@ def launch_references(launch: Launch, file: str) -> list[Reference]:
     return [replace(r, path=redact_text(r.path)) for r in found]
 
 
-def _entry_script(launch: Launch, file: str) -> Reference | None:
+def entry_script(launch: Launch, file: str) -> Reference | None:
     """The Python script the launch runs, read for its own argument definitions when it is in
     the repository (``sources.python.arguments``); its absence is no finding (an installed
     program, code not checked in)."""
