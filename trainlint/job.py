@@ -185,6 +185,7 @@ class Data(Model):
     pin_memory: bool | None = None
     prefetch_factor: int | None = None
     persistent_workers: bool | None = None
+    image_size: int | None = None  # pixels of the square side a training image is cropped to
 
 
 class Feature(Model):
