@@ -229,3 +229,38 @@ def test_a_base_cycle_ends(in_tmp: Path) -> None:
 def test_other_python_is_not_an_mmengine_config(text: str) -> None:
     doc = read_document(Input("train.py", text))
     assert not (isinstance(doc, Document) and doc.format == "mmengine")
+
+
+MMCV_1X = """\
+optimizer = dict(type='SGD', lr=0.01)
+optimizer_config = dict(type='Fp16OptimizerHook', loss_scale='dynamic')
+runner = dict(type='IterBasedRunner', max_iters=24900)
+checkpoint_config = dict(by_epoch=False, interval=415, max_keep_ckpts=3)
+log_config = dict(interval=50, hooks=[dict(type='TextLoggerHook')])
+evaluation = dict(interval=830, metric='mDice')
+data = dict(samples_per_gpu=2, workers_per_gpu=4, train=dict(pipeline=[
+    dict(type='Resize', img_scale=(2048, 512), keep_ratio=True),
+    dict(type='RandomCrop', crop_size=(512, 512))]))
+"""
+
+
+def test_an_openmmlab_1x_config_reads_as_mmcvs_runner_runs_it(in_tmp: Path) -> None:
+    write(in_tmp, {"configs/run.py": MMCV_1X})
+    doc = read(in_tmp / "configs/run.py")
+    lines = {f.pointer: (f.value, f.location.line) for f in doc.facts}
+    assert {p: lines[p] for p in lines if not p.startswith("/training/optimizer/")} == {
+        "/training/max_steps": (24900, 3), "/checkpoint/every_steps": (415.0, 4),
+        "/checkpoint/strategy": ("steps", 4), "/checkpoint/keep_last": (3, 4),
+        "/logging/every_steps": (50.0, 5), "/training/micro_batch_size": (2, 7),
+        "/data/num_workers": (4, 7), "/data/image_size": (512, 9),
+        "/training/precision": ("fp16", 2),
+    }  # fmt: skip
+
+
+def test_an_openmmlab_1x_config_without_hooks_gets_no_mmengine_default(in_tmp: Path) -> None:
+    write(in_tmp, {"configs/run.py": (
+        "runner = dict(type='EpochBasedRunner', max_epochs=12)\n"
+        "checkpoint_config = None\nfp16 = dict(loss_scale=512.)\n"
+    )})  # fmt: skip
+    facts = facts_of(in_tmp)
+    assert facts == {"/training/epochs": 12.0, "/training/precision": "fp16"}

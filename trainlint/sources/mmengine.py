@@ -61,6 +61,7 @@ from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import facts_for
 from trainlint.sources.base.typos import suggest
+from trainlint.sources.python import mmcv_legacy
 from trainlint.sources.python.literal import UNKNOWN
 from trainlint.sources.python.mmconfig import BaseFile, Located, Symbol, View, read_view
 from trainlint.sources.structured import KeyPath, check_size
@@ -69,20 +70,24 @@ from trainlint.sources.structured.located import fact
 name = "mmengine"
 role: Role = "config"
 
-_HINT = re.compile(
-    r"^(?:_base_\s*=|with\s+read_base\(\)\s*:|(?:train_cfg|optim_wrapper|train_dataloader"
-    r"|default_hooks|runner_type)\s*=\s*dict\()",
+_INHERITS = re.compile(r"^(?:_base_\s*=|with\s+read_base\(\)\s*:)", re.MULTILINE)
+_TOP_DICTS = re.compile(
+    r"^(?:train_cfg|optim_wrapper|train_dataloader|default_hooks|runner_type|checkpoint_config)"
+    r"\s*=\s*dict\(|^runner\s*=\s*dict\(\s*type\s*=\s*['\"](?:Epoch|Iter)BasedRunner['\"]",
     re.MULTILINE,
 )
 _BASE_FOLDER = re.compile(r"(?:^|/)_base_/")
 
 
 def recognise(file: Input) -> float:
-    """A Python module that inherits ``_base_`` configs or assigns MMEngine's top-level
-    dicts (``train_cfg = dict(...)``)."""
+    """0.95 for a Python module that inherits ``_base_`` configs (or ``read_base()``), 0.85
+    for one assigning MMEngine's (or mmcv 1.x's) top-level dicts (``train_cfg = dict(...)``)."""
     if file.suffix != "py":
         return 0.0
-    return 0.9 if _HINT.search(file.text) else 0.0
+    if _INHERITS.search(file.text):
+        return 0.95
+    # Below a Python reading of a Trainer call (0.9): a script may name a dict train_cfg.
+    return 0.85 if _TOP_DICTS.search(file.text) else 0.0
 
 
 def parse(file: Input) -> Document:
@@ -103,7 +108,10 @@ def parse(file: Input) -> Document:
     if _BASE_FOLDER.search(file.path):
         doc.purpose = "an MMEngine base config other configs inherit (not a run of its own)"
         return doc
-    reading = _Reading(view)
+    legacy = mmcv_legacy.is_legacy(view.config.data)
+    if legacy:
+        view = View(mmcv_legacy.translate(view.config), view.bases, view.complete)
+    reading = _Reading(view, runner_defaults=not legacy)
     doc.facts = reading.facts()
     doc.defaults = reading.defaults(file.path)
     return doc
@@ -135,8 +143,9 @@ def _int(value: Any) -> int | None:
 class _Reading:
     """The facts of one merged view."""
 
-    def __init__(self, view: View) -> None:
+    def __init__(self, view: View, runner_defaults: bool = True) -> None:
         self.view = view
+        self.runner_defaults = runner_defaults and view.complete
         self.config = view.config
         data = view.config.data
         self.data: dict[str, Any] = data if isinstance(data, dict) else {}
@@ -208,7 +217,7 @@ class _Reading:
         found = fact("/training/max_steps", int(steps) if steps else None,
                      self.where("train_cfg", "max_iters"))  # fmt: skip
         interval = self.get("train_cfg", "val_interval")
-        if interval is UNKNOWN and self.view.complete:
+        if interval is UNKNOWN and self.runner_defaults:
             interval = 1000  # IterBasedTrainLoop's val_interval
         every = self.steps(interval)
         where = self.where("train_cfg", "val_interval")
@@ -298,7 +307,7 @@ class _Reading:
         if isinstance(hooks, dict) and key in hooks:
             written = hooks[key]
             return written if isinstance(written, dict) else None
-        if not self.view.complete or (hooks is not UNKNOWN and not isinstance(hooks, dict)):
+        if not self.runner_defaults or (hooks is not UNKNOWN and not isinstance(hooks, dict)):
             return None
         defaults: dict[str, dict[str, Any]] = {
             "checkpoint": {"type": "CheckpointHook", "interval": 1},
