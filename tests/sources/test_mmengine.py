@@ -4,6 +4,7 @@ bases, typos, tools/train.py's overrides, and a checked job end to end. Nothing 
 
 from __future__ import annotations
 
+import ast
 import shutil
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,9 @@ import pytest
 from trainlint.assemble import assemble
 from trainlint.sources import read_document
 from trainlint.sources.base import Document, Input
+from trainlint.sources.python.literal import UNKNOWN
+from trainlint.sources.python.mmconfig import read_view
+from trainlint.sources.structured import MAX_NODES
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mmengine"
 
@@ -264,3 +268,18 @@ def test_an_openmmlab_1x_config_without_hooks_gets_no_mmengine_default(in_tmp: P
     )})  # fmt: skip
     facts = facts_of(in_tmp)
     assert facts == {"/training/epochs": 12.0, "/training/precision": "fp16"}
+
+
+def test_a_value_sharing_its_parts_past_the_node_budget_is_unknown(in_tmp: Path) -> None:
+    """``a = [a, a, a, a]`` forty times is a tree of 4**40 nodes in a few lines."""
+    growth = "a = [a, a, a, a]\n" * 40
+    write(in_tmp, {"configs/run.py": (
+        "train_cfg = dict(by_epoch=True, max_epochs=2)\na = [1]\n" + growth
+        + "train_dataloader = dict(batch_size=4, dataset=dict(pipeline=a))\n"
+    )})  # fmt: skip
+    facts = facts_of(in_tmp)
+    assert facts["/training/epochs"] == 2.0 and facts["/training/micro_batch_size"] == 4
+    path = in_tmp / "configs/run.py"
+    view = read_view(path, path.read_text(), ast.parse(path.read_text()))
+    assert len(view.config.where) <= MAX_NODES  # each place is a node: the tree stays bounded
+    assert UNKNOWN in [item for level in view.config.at(("a", 0, 0)).data for item in level]

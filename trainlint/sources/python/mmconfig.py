@@ -23,7 +23,6 @@ the line a user would change.
 from __future__ import annotations
 
 import ast
-import copy
 import os
 import re
 from dataclasses import dataclass, field
@@ -33,7 +32,7 @@ from typing import Any
 from trainlint.discover import checked_roots
 from trainlint.job import Location
 from trainlint.sources.python.literal import UNKNOWN, Positions, literal
-from trainlint.sources.structured import MAX_DEPTH, KeyPath
+from trainlint.sources.structured import MAX_DEPTH, MAX_NODES, KeyPath
 from trainlint.sources.structured.hydra_defaults import repository_text
 
 MAX_FILES = 64
@@ -280,14 +279,10 @@ class _Module:
         if isinstance(node, ast.Call):
             return self.call(node, depth)
         if isinstance(node, (ast.List, ast.Tuple)):
-            items = [self.value(item, depth + 1) for item in node.elts]
-            where: dict[KeyPath, Location] = {(): self.where(node)}
-            for index, item in enumerate(items):
-                where.update({(index, *p): w for p, w in item.where.items()})
-            return Located([item.data for item in items], where)
+            return self.sequence(node, depth)
         if isinstance(node, ast.Name):
             found = self.names.get(node.id)
-            return copy.deepcopy(found) if found is not None else Located(Symbol(node.id))
+            return found if found is not None else Located(Symbol(node.id))
         if isinstance(node, ast.Attribute):
             return self.attribute(node)
         return self.expression(node, depth)
@@ -305,6 +300,17 @@ class _Module:
             if match:
                 return self.base.at(tuple(match.group(1).split(".")))
         return Located(literal(node), {(): self.where(node)})
+
+    def sequence(self, node: ast.List | ast.Tuple, depth: int) -> Located:
+        items: list[Any] = []
+        where: dict[KeyPath, Location] = {(): self.where(node)}
+        for index, element in enumerate(node.elts):
+            item = self.value(element, depth + 1)
+            if len(where) + len(item.where) > MAX_NODES:
+                return Located(UNKNOWN)
+            items.append(item.data)
+            where.update({(index, *p): w for p, w in item.where.items()})
+        return Located(items, where)
 
     def dict_display(self, node: ast.Dict, depth: int) -> Located:
         result = Located({}, {(): self.where(node)})
@@ -346,7 +352,7 @@ class _Module:
             return self.base.at(tuple(rest))
         found = self.names.get(root)
         if found is not None and not isinstance(found.data, Symbol):
-            return copy.deepcopy(found.at(tuple(rest)))
+            return found.at(tuple(rest))
         return Located(Symbol(".".join(chain)))
 
     def base_reference(self, node: ast.Set) -> Located:
@@ -362,7 +368,7 @@ class _Module:
         container = self.value(node.value, depth + 1)
         key = literal(node.slice)
         if isinstance(key, (str, int)) and not isinstance(key, bool):
-            return copy.deepcopy(container.at((key,)))
+            return container.at((key,))
         return Located(UNKNOWN)
 
     def arithmetic(self, node: ast.BinOp, depth: int) -> Located:
@@ -382,7 +388,7 @@ def merge(base: Located, top: Located, deep: bool = True) -> Located:
     (``deep``; only the first level otherwise, as ``dict.update``), ``_delete_=True``
     replacing, any other value replacing whole."""
     if not (isinstance(base.data, dict) and isinstance(top.data, dict)):
-        return copy.deepcopy(top)
+        return Located(top.data, dict(top.where))
     result = Located(dict(base.data), dict(base.where))
     if () in top.where:
         result.where.setdefault((), top.where[()])
@@ -411,7 +417,11 @@ def _without_delete(value: Located) -> Located:
 
 
 def _put(into: Located, key: str, item: Located, at: Location | None) -> Located:
-    """``into`` with ``key`` set to ``item`` (the old value's places dropped)."""
+    """``into`` with ``key`` set to ``item`` (the old value's places dropped). Every key and
+    item has a place, so the places count the tree: values share their parts (``a = [b, b]``)
+    and a few lines could describe billions of nodes, so past ``MAX_NODES`` it is unknown."""
+    if len(into.where) + len(item.where) > MAX_NODES:
+        return Located(UNKNOWN)
     data = dict(into.data) if isinstance(into.data, dict) else {}
     data[key] = item.data
     where = {p: w for p, w in into.where.items() if p[:1] != (key,)}
