@@ -33,6 +33,10 @@ hooks/checkpoint_hook.py, hooks/logger_hook.py, optim/optimizer/*.py) and mmpret
 - ``auto_scale_lr.base_batch_size`` is the batch the learning rate was tuned for, not this
   run's: it states no fact.
 
+OpenMMLab 1.x configs (mmcv's ``Config``: mmdetection 2.x, mmsegmentation 0.x) are read as
+the MMEngine keys their runner keys mean (``sources.python.mmcv_legacy``), with no Runner
+default hooks: mmcv registers a checkpoint or logger hook only when its config is given.
+
 When a base cannot be read (a package's ``mmdet::`` base, a file outside the repository) a
 key it may set is unknown, so no framework default stands in for it. A config under a
 ``_base_/`` folder is a piece other configs inherit, never a run of its own. Command-line
@@ -574,6 +578,10 @@ def keys() -> dict[str, list[str]]:
         "train pipeline RandomResizedCrop / CenterCrop / RandomCrop / Resize (square)": [
             "/data/image_size"],
         "tools/train.py --amp, --cfg-options k=v": ["/training/precision", "(as the keys above)"],
+        "OpenMMLab 1.x: runner (EpochBasedRunner max_epochs / IterBasedRunner max_iters), "
+        "checkpoint_config, log_config.interval, data.samples_per_gpu / workers_per_gpu, fp16 / "
+        "Fp16OptimizerHook, GradientCumulativeOptimizerHook cumulative_iters": [
+            "(as the MMEngine keys above)"],
     }  # fmt: skip
 
 
