@@ -55,9 +55,11 @@ def test_a_base_only_config_states_what_its_bases_merge_to_each_at_its_own_line(
     assert facts["/logging/every_steps"] == (100.0, "default_runtime.py", 10)
     assert facts["/training/optimizer/name"][0] == "SGD"
     assert "/training/precision" not in facts and "/checkpoint/keep_last" not in facts
-    defaults = {d.pointer: (d.value, d.key) for d in doc.defaults}
-    assert defaults["/training/precision"] == ("fp32", "optim_wrapper.type")
-    assert defaults["/training/seed"] == (None, "randomness.seed")  # seed=None: random
+    # defaults sit where this config would override them: the bases are every config's
+    defaults = {d.pointer: (d.value, d.key, d.location.file, d.location.line) for d in doc.defaults}
+    leaf = doc.path
+    assert defaults["/training/precision"] == ("fp32", "optim_wrapper.type", leaf, 1)
+    assert defaults["/training/seed"] == (None, "randomness.seed", leaf, 1)  # seed=None: random
     assert [(r.path, r.role) for r in doc.references] == [
         (f"../_base_/{name}.py", "member")
         for name in ("models/resnet50", "datasets/imagenet_bs32", "schedules/imagenet_bs256",

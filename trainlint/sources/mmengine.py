@@ -412,21 +412,28 @@ class _Reading:
         found: list[DocumentDefault] = []
         wrapper = self.get("optim_wrapper")
         if isinstance(wrapper, dict) and "type" not in wrapper and not self.strategy():
-            where = self.where("optim_wrapper")
+            where = self.own(file, "optim_wrapper")
             found.append(
                 DocumentDefault("/training/precision", "fp32", "optim_wrapper.type", where)
             )
         if not self.view.complete:
             return found
         if _int(self.get("randomness", "seed")) is None:
-            where = self.where("randomness") if self.has("randomness") else top_of(file)
+            where = self.own(file, "randomness")
             found.append(DocumentDefault("/training/seed", None, "randomness.seed", where))
         loader = self.get("train_dataloader")
         if isinstance(loader, dict) and "num_workers" not in loader:
-            where = self.where("train_dataloader")
+            where = self.own(file, "train_dataloader")
             found.append(DocumentDefault("/data/num_workers", 0, "train_dataloader.num_workers",
                                          where))  # fmt: skip
         return found
+
+    def own(self, file: str, key: str) -> Location:
+        """Where a user sets ``key`` for this config: at the key when this file writes it,
+        else at the top of this file (a shared base is every config's, so the fix is an
+        override here)."""
+        where = self.where(key)
+        return where if where.file == Path(file).as_posix() else top_of(file)
 
 
 def _kept(value: Any) -> int | None:
