@@ -32,6 +32,7 @@ EXPECTED: dict[str, dict[str, tuple[Any, int]]] = {
         "/training/precision": ("fp16", 58), "/training/grad_accum_steps": (1, 53),
         "/training/seed": (3407, 12), "/training/epochs": (120.0, 50),
         "/data/num_workers": (4, 57),
+        "/checkpoint/keep_last": (10, 59),  # avg_checkpoints, the recipe's num_to_keep
     },
     # stated fp32; dataloader_options batch_size !ref <batch_size>
     "wav2vec2_base.yaml": {
@@ -39,17 +40,18 @@ EXPECTED: dict[str, dict[str, tuple[Any, int]]] = {
         "/checkpoint/every_seconds": (1800.0, 47), "/training/seed": (1234, 7),
         "/training/epochs": (100.0, 41), "/data/num_workers": (4, 60),
         "/training/micro_batch_size": (12, 57),
+        "/checkpoint/keep_last": (1, 117),  # save_and_keep_only's num_to_keep
     },
     # the EpochCounter's limit is !ref <N_epochs>
     "sepformer.yaml": {
         "/training/precision": ("fp16", 36), "/training/seed": (1234, 10),
         "/training/epochs": (200.0, 44), "/data/num_workers": (3, 112),
-        "/training/micro_batch_size": (1, 45),
+        "/training/micro_batch_size": (1, 45), "/checkpoint/keep_last": (1, 177),
     },
     "train_ecapa.yaml": {
         "/checkpoint/every_seconds": (300.0, 32), "/training/seed": (1988, 7),
         "/training/epochs": (40.0, 35), "/data/num_workers": (4, 50),
-        "/training/micro_batch_size": (128, 51),
+        "/training/micro_batch_size": (128, 51), "/checkpoint/keep_last": (1, 164),
     },
 }  # fmt: skip
 

@@ -12,6 +12,9 @@ speechbrain/utils/run_opts.py ``RunOptions``, speechbrain/utils/epoch_loop.py):
   the deprecated ``auto_mix_prec`` (fp16) and ``bfloat16_mix_prec`` (bf16),
   ``grad_accumulation_factor`` (batches per optimizer step, default 1),
   ``ckpt_interval_minutes`` (an intra-epoch checkpoint every N minutes, default 0: none).
+- Checkpoints are saved through the ``Checkpointer`` the hparams define, by
+  ``save_and_keep_only``, whose ``num_to_keep`` is 1 unless the recipe passes an hparam
+  (``avg_checkpoints``, ``keep_checkpoints``, ``num_to_keep``): that retention is stated.
 - The run's length is the ``EpochCounter`` the recipe hands to ``fit``: its ``limit``
   (``epoch_counter: !new:...EpochCounter {limit: !ref <number_of_epochs>}``), else a
   top-level ``number_of_epochs``.
@@ -52,6 +55,10 @@ _LOADERS = (
     "dataloader_options",
     "train_loader_kwargs",
 )
+
+
+# The hparams recipes pass to save_and_keep_only(num_to_keep=...).
+_KEEP_KEYS = ("avg_checkpoints", "keep_checkpoints", "num_to_keep")
 
 
 def recognise(file: Input) -> float:
@@ -137,7 +144,26 @@ class _Reading:
         found = self.precision()
         for key in ("grad_accumulation_factor", "ckpt_interval_minutes", "seed"):
             found += self.read(key, (key,))
-        return found + self.epochs() + self.loader()
+        return found + self.epochs() + self.loader() + self.retention()
+
+    def retention(self) -> list[Fact]:
+        """Checkpoints kept: recipes save through ``Checkpointer.save_and_keep_only``, which
+        keeps ``num_to_keep=1`` unless the recipe passes an hparam (``avg_checkpoints``,
+        ``keep_checkpoints``, ``num_to_keep``); ``Brain``'s intra-epoch saves keep 1. Stated
+        for a file defining a Checkpointer, so the storage estimate never takes every save
+        as kept."""
+        checkpointers = [
+            key for key, value in self.data.items()
+            if isinstance(value, Tagged) and "Checkpointer" in value.tag
+        ]  # fmt: skip
+        checkpointer = checkpointers[0] if checkpointers else None
+        if checkpointer is None:
+            return []
+        for key in _KEEP_KEYS:
+            kept, at = self.value((key,))
+            if n.positive_int(kept) is not None:
+                return fact("/checkpoint/keep_last", n.positive_int(kept), self.locate(at))
+        return fact("/checkpoint/keep_last", 1, self.locate((checkpointer,)))
 
     def precision(self) -> list[Fact]:
         """``Brain.__init__``: a true ``bfloat16_mix_prec`` wins, then ``auto_mix_prec``,
@@ -199,6 +225,9 @@ def keys() -> dict[str, list[str]]:
               "(not under dynamic_batching)"] = described.pop("batch_size")  # fmt: skip
     described["!ref <key> to a plain value"] = ["(the key's value)"]
     described["!include:file.yaml"] = ["(reference)"]
+    described["a Checkpointer (num_to_keep 1, or avg_checkpoints / keep_checkpoints)"] = [
+        "/checkpoint/keep_last"
+    ]
     return described
 
 
