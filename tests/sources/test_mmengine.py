@@ -285,3 +285,15 @@ def test_a_value_sharing_its_parts_past_the_node_budget_is_unknown(in_tmp: Path)
     view = read_view(path, path.read_text(), ast.parse(path.read_text()))
     assert len(view.config.where) <= MAX_NODES  # each place is a node: the tree stays bounded
     assert UNKNOWN in [item for level in view.config.at(("a", 0, 0)).data for item in level]
+
+
+def test_a_config_without_a_train_loop_is_no_run(in_tmp: Path) -> None:
+    """Zero-shot CLIP configs inherit the runtime's hooks but have no train_cfg."""
+    write(in_tmp, {
+        "configs/_base_/runtime.py": "default_hooks = dict(logger=dict(type='LoggerHook'))\n",
+        "configs/run.py": "_base_ = ['./_base_/runtime.py']\ntest_dataloader = dict(batch_size=8)\n"
+                          "val_cfg = dict()\ntest_cfg = dict()\ntrain_cfg = None\n",
+    })  # fmt: skip
+    doc = read(in_tmp / "configs/run.py")
+    assert doc.facts == [] and doc.purpose is not None and "train_cfg" in doc.purpose
+    assert assemble([Path("configs/run.py")]) == []

@@ -115,10 +115,20 @@ def parse(file: Input) -> Document:
     legacy = mmcv_legacy.is_legacy(view.config.data)
     if legacy:
         view = View(mmcv_legacy.translate(view.config), view.bases, view.complete)
+    if view.complete and not _trains(view.config.data):
+        doc.purpose = "an MMEngine config without train_cfg: evaluation or inference, not a run"
+        return doc
     reading = _Reading(view, runner_defaults=not legacy)
     doc.facts = reading.facts()
     doc.defaults = reading.defaults(file.path)
     return doc
+
+
+def _trains(data: Any) -> bool:
+    """``Runner.train`` needs a train loop: a config whose view (every base read) has no
+    ``train_cfg`` (zero-shot CLIP, captioning evaluation) is no training run."""
+    train = data.get("train_cfg") if isinstance(data, dict) else None
+    return train is UNKNOWN or (isinstance(train, dict) and bool(train))
 
 
 def _piece(base: BaseFile) -> bool:
