@@ -51,3 +51,14 @@ def test_an_evaluation_script_run_with_arguments_is_no_job(in_tmp: Path) -> None
         in_tmp, "bash tools/slurm_test.sh gpu r50 configs/resnet/resnet50_8xb32_in1k.py x.pth"
     )
     assert assemble([Path("run.sh")]) == []
+
+
+def test_a_batch_script_run_by_bash_keeps_its_own_headers(in_tmp: Path) -> None:
+    (in_tmp / "train.slurm").write_text(
+        "#!/bin/bash\n#SBATCH --gres=gpu:8\n#SBATCH --time=02:00:00\ntorchrun --nproc_per_node 8 "
+        "train.py --max_steps $1\n"
+    )
+    (in_tmp / "run.sh").write_text("#!/bin/bash\nbash train.slurm 100\n")
+    (job,) = assemble([Path("run.sh")])
+    assert job.resources.time_limit_s == 7200 and job.resources.gpus_per_node == 8
+    assert {source.path: source.role for source in job.sources}["train.slurm"] == "entrypoint"

@@ -160,6 +160,8 @@ def wrapped_launch(
             inner = shell.parse_script(text, bound, prefixes)
         except SourceError:
             continue
+        if slurm.header_options(inner.leading_comments()):
+            continue  # a batch script run by bash: read as the job it is (its headers)
         launch = script_launch(inner, shown, bound, prefixes, text)
         if launch is not None:
             forwarded = _forwarded(launch.command.text, text, call[1])
