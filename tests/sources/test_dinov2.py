@@ -4,14 +4,18 @@ torchrun launch lines with their ``key=value`` overrides."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 
-from tests.sources.helpers import job_values, mappings, near_misses, parse_never_raises
+from tests.sources.helpers import (
+    fixture_repository,
+    job_values,
+    mappings,
+    near_misses,
+    parse_never_raises,
+)
 from trainlint.assemble import assemble
 from trainlint.job import Job
 from trainlint.sources import dinov2, read_document
@@ -24,13 +28,7 @@ SHORT = "dinov2/configs/train/vitl16_short.yaml"
 
 def repository(tmp_path: Path, extra: dict[str, str] | None = None) -> Path:
     """A git work tree holding the dinov2 fixtures and ``extra`` files."""
-    shutil.copytree(FIXTURES, tmp_path, dirs_exist_ok=True)
-    (tmp_path / "MANIFEST.tsv").unlink()
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    for name, text in (extra or {}).items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    return tmp_path
+    return fixture_repository(FIXTURES, tmp_path, extra)
 
 
 def read(path: Path) -> Document:

@@ -33,7 +33,6 @@ What the keys mean, read from dinov2's code (commit b8931f7: ``dinov2/utils/conf
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -52,9 +51,9 @@ from trainlint.sources.base import (
     top_of,
 )
 from trainlint.sources.base import normalize as n
-from trainlint.sources.base.format import Flags, Format
-from trainlint.sources.base.table import JobField, describe, facts_for, lookup
-from trainlint.sources.base.typos import near_misses
+from trainlint.sources.base.format import Flags, Format, leading_options
+from trainlint.sources.base.table import JobField, describe, facts_for, lookup, stated
+from trainlint.sources.base.typos import children, dotted_near_misses
 from trainlint.sources.structured import KeyPath, Tree, flat
 from trainlint.sources.structured.hydra_defaults import load
 from trainlint.sources.structured.omegaconf import Layer, layer, merge
@@ -154,15 +153,7 @@ evaluation evaluation.eval_period_iterations
 )
 
 
-def _children(path: KeyPath) -> frozenset[str]:
-    prefix = ".".join(map(str, path)) + "." if path else ""
-    return frozenset(
-        key[len(prefix) :] for key in KNOWN_KEYS
-        if key.startswith(prefix) and "." not in key[len(prefix) :]
-    )  # fmt: skip
-
-
-_TOP_KEYS = _children(())
+_TOP_KEYS = children(KNOWN_KEYS, ())
 # Sections only DINOv2's config has; a train config states one of them or train's own keys.
 _MARKS = frozenset({"compute_precision", "ibot", "dino", "crops"})
 _TRAIN_MARKS = frozenset({"batch_size_per_gpu", "OFFICIAL_EPOCH_LENGTH", "saveckp_freq"})
@@ -277,11 +268,7 @@ def _model(merged: Layer) -> list[Fact]:
 
 def _typos(tree: Tree, file: str) -> list[UnknownKey]:
     """Near-misses of the default config's keys, in each of its sections."""
-    found = near_misses(tree, _TOP_KEYS, name, file)
-    for path, value in tree.items():
-        if path and isinstance(value, dict) and ".".join(map(str, path)) in KNOWN_KEYS:
-            found += near_misses(tree, _children(path), name, file, path)
-    return found
+    return dotted_near_misses(tree, KNOWN_KEYS, name, file)
 
 
 def _defaults(where: Location) -> list[DocumentDefault]:
@@ -325,35 +312,16 @@ _RECOMPUTED: dict[str, tuple[str, ...]] = {
 def cli_facts(flag: str, value: Any, location: Location) -> list[Fact]:
     """One submitit flag (what ``cli_defaults`` is given; the line is read by ``arguments``)."""
     fields = _LAUNCH.get(_ALIASES.get(flag, flag))
-    return [] if fields is None or value is True else _stated(fields, value, location)
+    return [] if fields is None or value is True else stated(fields, value, location)
 
 
 def arguments(words: Sequence[tuple[str | None, Location]]) -> list[Fact]:
     """``--nodes 4 --config-file F --output-dir D [key=value]...``: the SLURM job's layout,
     then the ``key=value`` words (argparse's ``REMAINDER`` after the first positional word),
     which win over the config's values."""
-    facts: list[Fact] = []
-    index = 0
-    while index < len(words):
-        text, where = words[index]
-        if text is None or not text.startswith("--"):
-            break
-        flag, eq, attached = text.partition("=")
-        value: str | None = attached
-        if flag in _VALUED and not eq:
-            value = words[index + 1][0] if index + 1 < len(words) else None
-            index += 1
-        fields = _LAUNCH.get(_ALIASES.get(flag, flag))
-        if fields is not None:
-            facts += _stated(fields, value, where)
-        index += 1
-    return facts + [f for text, where in words[index:] if text for f in _option(text, where)]
-
-
-def _stated(fields: Sequence[JobField], value: Any, where: Location) -> list[Fact]:
-    if value is None:
-        return [Fact(field.pointer, None, where) for field in fields]
-    return facts_for(fields, value, where)
+    options, rest = leading_options(words, _VALUED)
+    facts = [f for flag, value, where in options for f in cli_facts(flag, value, where)]
+    return facts + [f for text, where in rest if text for f in _option(text, where)]
 
 
 def _option(text: str, where: Location) -> list[Fact]:
@@ -364,16 +332,7 @@ def _option(text: str, where: Location) -> list[Fact]:
     if key in _RECOMPUTED:
         return [Fact(pointer, None, where) for pointer in _RECOMPUTED[key]]
     fields = TABLE.get(tuple(key.split(".")))
-    return [] if fields is None else _stated(fields, _literal(raw), where)
-
-
-def _literal(text: str) -> Any:
-    if len(text) > 200:
-        return None
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return text
+    return [] if fields is None else stated(fields, n.command_line_literal(raw), where)
 
 
 def cli_defaults(facts: Sequence[Fact]) -> list[DocumentDefault]:
