@@ -18,6 +18,7 @@ from tests.sources.helpers import (
 )
 from trainlint.assemble import assemble
 from trainlint.job import Job
+from trainlint.lint import CheckOptions, check
 from trainlint.sources import dinov2, read_document
 from trainlint.sources.base import Document, Input
 
@@ -148,6 +149,23 @@ def test_timeout_is_minutes_and_torchrun_gets_no_submitit_default(
     assert jobs["local.sh"].resources.gpus_per_node == 2
     assert "/resources/time_limit_s" not in jobs["local.sh"].defaults
     assert jobs["local.sh"].training.model_dump()["micro_batch_size"] == 64
+
+
+def test_fp32_param_dtype_on_a_named_gpu_is_told_to_train_in_mixed_precision(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = "dinov2/configs/train/fp32.yaml"
+    files = {
+        config: "compute_precision:\n  student:\n    backbone:\n      mixed_precision:\n"
+        "        param_dtype: fp32\ntrain:\n  batch_size_per_gpu: 32\n",
+        "train.sh": "#!/bin/bash\n# trainlint: gpu=A100-80GB gpus=8\n"
+        f"python dinov2/run/train/train.py --nodes 2 --config-file {config} --output-dir o\n",
+    }
+    monkeypatch.chdir(repository(tmp_path, files))
+    report = check([Path("train.sh")], CheckOptions())
+    fired = {(f.rule, f.file) for f in report.findings}
+    assert ("TL105", config) in fired
+    assert not {rule for rule, _ in fired} & {"TL403", "TL502", "TL201"}  # submitit's timeout
 
 
 @given(mappings(["train", "optim", "student", "crops", "compute_precision", "evaluation"]))
