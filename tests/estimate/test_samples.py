@@ -150,7 +150,7 @@ def test_the_framework_s_fp32_default_is_the_precision_not_bf16() -> None:
     assumed_bf16 = estimate(job)
     framework = estimate(_with_default_precision(job, "fp32"))
     assert assumed_bf16.assumed["training.precision"] == "bf16"
-    assert framework.assumed["training.precision"] == "fp32"
+    assert "training.precision" not in framework.assumed  # the framework's, not a guess
     assert (framework.step_time_s or 0) > (assumed_bf16.step_time_s or 0)
     assert (framework.memory.weights_bytes or 0) == pytest.approx(4 * 25_557_032)
 

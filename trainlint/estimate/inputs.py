@@ -400,9 +400,8 @@ def _precision(job: Job, p: EstimateParams, assumed: Assumed) -> Sourced[Precisi
     own = (
         parse_precision(framework.value) if framework and isinstance(framework.value, str) else None
     )
-    if own is not None:  # the framework's own default (accelerate's fp32), listed as assumed
-        assumed["training.precision"] = own.name
-        return Sourced(own, "default")
+    if own is not None:  # the framework's own default (accelerate's fp32): sourced "default",
+        return Sourced(own, "default")  # not a guess of the estimator's (``assumed``)
     fallback = parse_precision(p.default_precision) or PRECISIONS["bf16"]
     assumed["training.precision"] = fallback.name
     return Sourced(fallback, "default")
