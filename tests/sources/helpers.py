@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -108,3 +110,15 @@ def launched(root: Path, script: str, **files: str) -> Job:
         (root / name).write_text(text)
     (root / "run.sh").write_text(script)
     return job_in(root, "run.sh")
+
+
+def fixture_repository(fixtures: Path, root: Path, extra: dict[str, str] | None = None) -> Path:
+    """A git work tree at ``root`` holding a format's fixtures (without their MANIFEST) and
+    ``extra`` files: job ids and the names that say a file's purpose are relative to it."""
+    shutil.copytree(fixtures, root, dirs_exist_ok=True)
+    (root / "MANIFEST.tsv").unlink()
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    for name, text in (extra or {}).items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root

@@ -4,14 +4,18 @@ against defaults.py's keys, and the jobs a config repository roots."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 
-from tests.sources.helpers import job_values, mappings, near_misses, parse_never_raises
+from tests.sources.helpers import (
+    fixture_repository,
+    job_values,
+    mappings,
+    near_misses,
+    parse_never_raises,
+)
 from trainlint.assemble import assemble
 from trainlint.job import Job
 from trainlint.sources import detectron2, read_document
@@ -23,13 +27,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "detectron2"
 def repository(tmp_path: Path, extra: dict[str, str] | None = None) -> Path:
     """A git work tree holding the detectron2 fixtures (configs/, dev/) and ``extra`` files.
     The tests enter it: job ids and the names that say a file's purpose are relative to it."""
-    shutil.copytree(FIXTURES, tmp_path, dirs_exist_ok=True)
-    (tmp_path / "MANIFEST.tsv").unlink()
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    for name, text in (extra or {}).items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    return tmp_path
+    return fixture_repository(FIXTURES, tmp_path, extra)
 
 
 def read(path: Path) -> Document:

@@ -65,7 +65,8 @@ def test_gpu_resources_are_keys_not_words_in_a_string() -> None:
     ("text", "kind"),
     [
         ("SOLVER:\n  IMS_PER_BATCH: 16\n  MAX_ITER: 90000\n", "detectron2 config"),
-        ("train:\n  batch_size_per_gpu: 64\nstudent:\n  arch: vit_large\n",
+        # an SSL config of another tool (``model`` is no DINOv2 section: dinov2 reads its own)
+        ("train:\n  batch_size_per_gpu: 64\nstudent:\n  arch: vit_large\nmodel:\n  depth: 12\n",
          "DINOv2 / SSL training config"),
         ("trainer_config:\n  max_epochs: 10\n  batch_size: 216\n",
          "training config of a program trainlint does not read"),

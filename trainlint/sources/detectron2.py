@@ -37,7 +37,6 @@ unless ``train.amp.enabled``; a ``train_net.py`` line without ``--num-gpus`` use
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -57,9 +56,9 @@ from trainlint.sources.base import (
     top_of,
 )
 from trainlint.sources.base import normalize as n
-from trainlint.sources.base.format import Flags, Format
-from trainlint.sources.base.table import JobField, describe, facts_for
-from trainlint.sources.base.typos import near_misses
+from trainlint.sources.base.format import Flags, Format, leading_options
+from trainlint.sources.base.table import JobField, describe, facts_for, stated
+from trainlint.sources.base.typos import children, dotted_near_misses
 from trainlint.sources.python import lazyconfig
 from trainlint.sources.structured import MAX_BYTES, KeyPath, Tree, check_size, flat
 from trainlint.sources.structured.hydra_defaults import load
@@ -392,22 +391,10 @@ def _model(merged: Layer) -> list[Fact]:
 
 def _typos(tree: Tree, file: str) -> list[UnknownKey]:
     """Near-misses of defaults.py's keys, in each section yacs knows."""
-    found = near_misses(tree, _children(()), name, file)
-    for path, value in tree.items():
-        if path and isinstance(value, dict) and ".".join(map(str, path)) in KNOWN_KEYS:
-            found += near_misses(tree, _children(path), name, file, path)
-    return found
+    return dotted_near_misses(tree, KNOWN_KEYS, name, file)
 
 
-def _children(path: KeyPath) -> frozenset[str]:
-    prefix = ".".join(map(str, path)) + "." if path else ""
-    return frozenset(
-        key[len(prefix) :] for key in KNOWN_KEYS
-        if key.startswith(prefix) and "." not in key[len(prefix) :]
-    )  # fmt: skip
-
-
-_TOP_KEYS = _children(())
+_TOP_KEYS = children(KNOWN_KEYS, ())
 
 
 def _yacs_defaults(where: Location) -> list[DocumentDefault]:
@@ -459,15 +446,8 @@ def lazy_facts(view: Mapping[str, tuple[Any, Location]]) -> list[Fact]:
     for key, fields in LAZY_TABLE.items():
         if key in view:
             value, where = view[key]
-            facts += _stated(fields, lazyconfig.known(value), where)
+            facts += stated(fields, lazyconfig.known(value), where)
     return facts
-
-
-def _stated(fields: Sequence[JobField], value: Any, where: Location) -> list[Fact]:
-    """The fields' facts; each of unknown value when the value is (they block defaults)."""
-    if value is None:
-        return [Fact(field.pointer, None, where) for field in fields]
-    return facts_for(fields, value, where)
 
 
 # --- the command line ---------------------------------------------------------------------
@@ -492,21 +472,10 @@ def arguments(words: Sequence[tuple[str | None, Location]]) -> list[Fact]:
     """``--num-gpus 8 --num-machines 2 --config-file F [KEY VALUE | key=value]...``: the
     launch's layout, then the config options after the first positional word (argparse's
     ``REMAINDER``), which win over the config file's values."""
-    facts: list[Fact] = []
-    index = 0
-    while index < len(words):
-        text, where = words[index]
-        if text is None or not text.startswith("--"):
-            break
-        flag, eq, attached = text.partition("=")
-        value: str | None = attached
-        if flag in _VALUED and not eq:
-            value = words[index + 1][0] if index + 1 < len(words) else None
-            index += 1
-        if flag in _LAUNCH:
-            facts += _stated(_LAUNCH[flag], value, where)
-        index += 1
-    return facts + _options(words[index:])
+    options, rest = leading_options(words, _VALUED)
+    facts = [f for flag, value, where in options if flag in _LAUNCH
+             for f in stated(_LAUNCH[flag], value, where)]  # fmt: skip
+    return facts + _options(rest)
 
 
 def _options(words: Sequence[tuple[str | None, Location]]) -> list[Fact]:
@@ -523,24 +492,14 @@ def _options(words: Sequence[tuple[str | None, Location]]) -> list[Fact]:
 
 
 def _option(key: str, value: str | None, where: Location) -> list[Fact]:
-    parsed = None if value is None else _literal(value)
+    parsed = None if value is None else n.command_line_literal(value)
     if key in LAZY_TABLE:
-        return _stated(LAZY_TABLE[key], parsed, where)
+        return stated(LAZY_TABLE[key], parsed, where)
     path = tuple(key.split("."))
     if path == ("SOLVER", "IMS_PER_BATCH"):
         fields = [JobField("/training/global_batch_size", n.positive_int)]
-        return _stated(fields, parsed, where)
-    return _stated(TABLE[path], parsed, where) if path in TABLE else []
-
-
-def _literal(text: str) -> Any:
-    """A value as yacs reads it (``literal_eval``, else the string), bounded."""
-    if len(text) > 200:
-        return None
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return text
+        return stated(fields, parsed, where)
+    return stated(TABLE[path], parsed, where) if path in TABLE else []
 
 
 def cli_defaults(facts: Sequence[Fact]) -> list[DocumentDefault]:

@@ -75,6 +75,33 @@ class Flags:
         return entrypoint is not None and self.entrypoints.search(entrypoint) is not None
 
 
+Words = Sequence[tuple[str | None, Location]]
+"""A program's arguments as ``Flags.arguments`` gets them: each as written (None: of unknown
+value) and where."""
+
+
+def leading_options(
+    words: Words, valued: frozenset[str]
+) -> tuple[list[tuple[str, str | None, Location]], Words]:
+    """The ``--flag [value]`` options before the first positional word (argparse's
+    ``REMAINDER`` takes the rest), each as (flag, value, where), and the rest. A flag in
+    ``valued`` takes the next word unless written ``--flag=value``; any other is a switch."""
+    options: list[tuple[str, str | None, Location]] = []
+    index = 0
+    while index < len(words):
+        text, where = words[index]
+        if text is None or not text.startswith("--"):
+            break
+        flag, eq, attached = text.partition("=")
+        value: str | None = attached
+        if flag in valued and not eq:
+            value = words[index + 1][0] if index + 1 < len(words) else None
+            index += 1
+        options.append((flag, value, where))
+        index += 1
+    return options, words[index:]
+
+
 OverrideFacts = Callable[[str, Any, Location], list[Fact]]
 """A dotted command-line key (``trainer.devices``), its value and where it is written → facts."""
 

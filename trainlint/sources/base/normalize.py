@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 from typing import Any
 
@@ -216,3 +217,14 @@ def _clock_seconds(text: str) -> float | None:
 def is_interpolation(value: Any) -> bool:
     """An OmegaConf/Hydra ``${...}`` string: a reference, never a literal value."""
     return isinstance(value, str) and "${" in value
+
+
+def command_line_literal(text: str) -> Any:
+    """A ``KEY VALUE`` / ``key=value`` word as yacs and ``OmegaConf.from_cli`` read it: a
+    Python literal (``literal_eval``), else the string; None past 200 characters."""
+    if len(text) > 200:
+        return None
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return text

@@ -51,6 +51,13 @@ def facts_for(fields: Iterable[JobField], raw: Any, location: Location) -> list[
     return facts
 
 
+def stated(fields: Iterable[JobField], value: Any, where: Location) -> list[Fact]:
+    """The fields' facts; each of unknown value when the value is (they block defaults)."""
+    if value is None:
+        return [Fact(field.pointer, None, where) for field in fields]
+    return facts_for(fields, value, where)
+
+
 def lookup(data: Any, path: KeyPath) -> tuple[bool, Any]:
     for part in path:
         if isinstance(data, Mapping) and part in data:

@@ -40,6 +40,24 @@ def near_misses(
     return found
 
 
+def children(known: Collection[str], path: KeyPath) -> frozenset[str]:
+    """The keys directly under ``path`` in a dotted key set (``SOLVER.AMP.ENABLED``)."""
+    prefix = ".".join(map(str, path)) + "." if path else ""
+    return frozenset(
+        key[len(prefix) :] for key in known
+        if key.startswith(prefix) and "." not in key[len(prefix) :]
+    )  # fmt: skip
+
+
+def dotted_near_misses(tree: Tree, known: Collection[str], fmt: str, file: str) -> list[UnknownKey]:
+    """Near-misses in every section a closed dotted key set (a framework's defaults) knows."""
+    found = near_misses(tree, children(known, ()), fmt, file)
+    for path, value in tree.items():
+        if path and isinstance(value, dict) and ".".join(map(str, path)) in known:
+            found += near_misses(tree, children(known, path), fmt, file, path)
+    return found
+
+
 def suggest(key: str, known: Collection[str], min_length: int = MIN_LENGTH) -> str | None:
     """The known key ``key`` was probably meant to be, when it is not itself known.
 
