@@ -9,6 +9,8 @@
 #   With an uncertain input (an unstated sequence length or GPU count, the MFU band) it fires
 #   only when even the lowest plausible overhead (estimates.ranges) is above the threshold; the
 #   message gives the range when it is wide.
+#   A framework's documented save interval counts where the job states none (input.defaults,
+#   detectron2's SOLVER.CHECKPOINT_PERIOD 5000): it is what the framework runs, not a guess.
 # related_resources:
 #   - ref: https://doi.org/10.1145/361147.361115
 #     description: Young (1974), a first order approximation to the optimum checkpoint interval, sqrt(2 x save time x MTBF)

@@ -9,6 +9,10 @@
 #   usd_per_gb_month (an assumed object-storage price; the org fleet's storage-price,
 #   data.trainlint.fleet, replaces it) and a keep-last suggestion; the cost is storage per
 #   month, not GPU time, so the finding carries no per-run waste.
+#   A framework's documented save interval counts where the job states none (input.defaults:
+#   detectron2 saves every SOLVER.CHECKPOINT_PERIOD, 5000 iterations, and keeps every save):
+#   it is what the framework runs, not a guess, and the message names the key left unset. A
+#   framework's default retention (Ultralytics keeps last.pt and best.pt) is a limit.
 # related_resources:
 #   - ref: https://huggingface.co/docs/transformers/main_classes/trainer#transformers.TrainingArguments.save_total_limit
 #     description: TrainingArguments.save_total_limit (default None keeps every checkpoint)
@@ -66,6 +70,7 @@ findings contains finding if {
 
 _applies if {
 	is_null(object.get(input.checkpoint, "keep_last", null))
+	not is_number(input.defaults["/checkpoint/keep_last"].value)
 	is_number(_ckpt.storage_bytes)
 	_ckpt.storage_bytes > params.max_storage_bytes
 	_more_than_suggested
@@ -79,7 +84,7 @@ _more_than_suggested if _ckpt.kept > params.suggested_keep_last
 _ckpt := input.estimates.checkpoint
 
 _message := concat("", [
-	"no checkpoint retention limit: ", _kept, " is ~", fmt.bytes(_ckpt.storage_bytes), " (",
+	"no checkpoint retention limit: ", _kept, _unset, " is ~", fmt.bytes(_ckpt.storage_bytes), " (",
 	fmt.basis(["checkpoint.kept", "checkpoint.storage_bytes"]), "), ~",
 	fmt.usd((_ckpt.storage_bytes / 1e9) * _price), " per month at $",
 	fmt.num(_price), "/GB-month (", _price_source, "); ", _fix,
@@ -97,6 +102,16 @@ _kept := concat("", [fmt.plural(_ckpt.kept, "save"), " × ", fmt.bytes(_ckpt.siz
 	is_number(_ckpt.kept)
 	is_number(_ckpt.size_bytes)
 } else := "every save kept"
+
+# The interval is the framework's default: said so, with the key that sets it.
+_unset := concat("", [
+	" (every ", fmt.steps(_ckpt.every_steps), ": `", input.defaults["/checkpoint/every_steps"].key,
+	"` not set: its default)",
+]) if {
+	not input.provenance["/checkpoint/every_steps"]
+	is_number(input.defaults["/checkpoint/every_steps"].value)
+	is_number(_ckpt.every_steps)
+} else := ""
 
 _fix := concat("", [
 	"keep the last ", fmt.int(params.suggested_keep_last), " (save_total_limit / ",

@@ -59,3 +59,28 @@ test_quiet_when_few_saves_are_kept if {
 	job := object.union(_job, {"estimates": {"checkpoint": {"saves": 3, "kept": 3, "storage_bytes": 3e12, "size_bytes": 1e12}}})
 	count(findings) == 0 with input as job
 }
+
+# detectron2 saves every SOLVER.CHECKPOINT_PERIOD (5000) and keeps every save: the default fires,
+# and the message names the key left unset.
+_defaulted := {
+	"checkpoint": {"every_steps": null, "keep_last": null},
+	"defaults": {"/checkpoint/every_steps": {"value": 5000, "key": "SOLVER.CHECKPOINT_PERIOD", "format": "detectron2"}},
+	"estimates": {
+		"checkpoint": {"size_bytes": 8.4e9, "every_steps": 5000, "saves": 147, "kept": 147, "storage_bytes": 1234.8e9},
+		"sources": {"checkpoint.kept": "estimated", "checkpoint.storage_bytes": "catalog"},
+	},
+	"provenance": {},
+}
+
+test_a_framework_default_interval_fires_and_is_named if {
+	result := findings with input as _defaulted
+	result == {{
+		"message": "no checkpoint retention limit: 147 saves × 8.4 GB (every 5,000 steps: `SOLVER.CHECKPOINT_PERIOD` not set: its default) is ~1.2 TB (estimated), ~$28 per month at $0.023/GB-month (assumed price); keep the last 3 (save_total_limit / keep_last_n_checkpoints / save_top_k / keep_latest_k): ~25 GB",
+		"pointer": "/checkpoint",
+	}}
+}
+
+test_quiet_with_a_framework_default_retention if {
+	job := object.union(_defaulted, {"defaults": {"/checkpoint/keep_last": {"value": 2, "key": "save_period", "format": "ultralytics"}}})
+	count(findings) == 0 with input as job
+}

@@ -223,3 +223,52 @@ def test_async_staging_without_sharding_copies_the_whole_state() -> None:
     ck = estimate(job, EstimateParams(checkpoint_stage_bytes_per_s=20e9)).checkpoint
     assert ck.size_bytes is not None
     assert ck.save_s == pytest.approx(ck.size_bytes / 20e9)
+
+
+def _default(value: object, key: str, fmt: str = "detectron2") -> dict[str, object]:
+    return {"value": value, "format": fmt, "key": key, "file": "train.yaml", "line": 1, "column": 1}
+
+
+def test_a_framework_default_interval_counts_where_the_job_states_none() -> None:
+    """detectron2's SOLVER.CHECKPOINT_PERIOD default (5000) is what the run saves at: 147 saves
+    over 737,500 iterations, sourced ``default``; a stated interval wins."""
+    defaults = {
+        "/checkpoint/every_steps": _default(5000, "SOLVER.CHECKPOINT_PERIOD"),
+        "/checkpoint/strategy": _default("steps", "SOLVER.CHECKPOINT_PERIOD"),
+    }
+    job = make_job(
+        model={"params": 700_000_000},
+        resources={"gpu": {"model": "A100-80GB"}, "gpus_per_node": 8},
+        training={"max_steps": 737_500, "global_batch_size": 16},
+        defaults=defaults,
+    )
+    est = estimate(job)
+    assert (est.checkpoint.every_steps, est.checkpoint.saves) == (5000, 147)
+    assert est.sources["checkpoint.every_steps"] == "default"
+    every_100 = job.checkpoint.model_copy(update={"every_steps": 100})
+    stated = job.model_copy(update={"checkpoint": every_100})
+    assert estimate(stated).checkpoint.every_steps == 100
+    assert estimate(stated).sources["checkpoint.every_steps"] == "declared"
+
+
+def test_a_default_interval_never_mixes_with_a_stated_strategy() -> None:
+    """A job that states when it saves (by epoch) takes no default step interval."""
+    job = make_job(
+        model={"params": 700_000_000},
+        training={"max_steps": 737_500},
+        checkpoint={"strategy": "epoch"},
+        defaults={"/checkpoint/every_steps": _default(5000, "SOLVER.CHECKPOINT_PERIOD")},
+    )
+    assert estimate(job).checkpoint.every_steps is None
+
+
+def test_a_framework_default_retention_limits_the_kept_saves() -> None:
+    job = make_job(
+        model={"params": 700_000_000},
+        training={"max_steps": 10_000},
+        checkpoint={"every_steps": 100},
+        defaults={"/checkpoint/keep_last": _default(2, "save_period", "ultralytics")},
+    )
+    est = estimate(job)
+    assert est.checkpoint.kept == 2
+    assert est.sources["checkpoint.kept"] == "default"

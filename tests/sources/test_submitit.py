@@ -175,3 +175,91 @@ def test_the_plugin_example_selects_slurm_with_its_default_limit() -> None:
     doc = read(str(path), path.read_text())
     assert {f.pointer: f.value for f in doc.facts} == {"/resources/scheduler": "slurm"}
     assert [(d.pointer, d.value) for d in doc.defaults] == [("/resources/time_limit_s", 3600.0)]
+
+
+def _defaults(doc: Document) -> dict[str, tuple[object, str, int]]:
+    return {d.pointer: (d.value, d.key, d.location.line) for d in doc.defaults}
+
+
+def test_fair_script_passes_its_argparse_defaults() -> None:
+    """ConvNeXt's run_with_submitit.py: ``nodes=nodes`` after ``nodes = args.nodes`` with
+    ``--nodes default=2``, ``timeout_min = args.timeout * 60`` with ``--timeout default=72``
+    (hours): a 2 x 8-GPU SLURM job of 72 h, each value the argparse default (a default, keyed
+    by its flag and located at ``default=``), never a stated fact."""
+    path = "convnext_run_with_submitit.py"
+    doc = read(path, (FIXTURES / path).read_text())
+    assert doc.format == "submitit" and doc.launches_training
+    assert rows(doc) == []
+    assert _defaults(doc) == {
+        "/resources/gpus_per_node": (8, "--ngpus", 20),
+        "/resources/nodes": (2, "--nodes", 21),
+        "/resources/time_limit_s": (72 * 3600.0, "--timeout", 22),
+        "/tags/partition": ("learnlab", "--partition", 25),
+        "/resources/placement/partition": ("learnlab", "--partition", 25),
+        "/name": ("convnext", "--job_name", 23),
+    }
+
+
+def test_the_fair_script_is_a_slurm_job_with_default_resources(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The script roots a SLURM job (it was none): its resources stay unstated, the argparse
+    defaults are the job's defaults, and its 72 h default limit keeps TL403 quiet."""
+    path = "convnext_run_with_submitit.py"
+    (tmp_path / path).write_text((FIXTURES / path).read_text())
+    monkeypatch.chdir(tmp_path)
+    report = check([Path(".")], CheckOptions())
+    (job,) = report.jobs
+    assert job.resources.scheduler == "slurm" and job.resources.nodes is None
+    assert (job.defaults["/resources/nodes"].value, job.defaults["/resources/nodes"].key) == (
+        2, "--nodes",
+    )  # fmt: skip
+    assert "TL403" not in {f.rule for f in report.findings}
+
+
+MAE_LIKE = """\
+import argparse
+import submitit
+
+def parse_args():
+    parser = argparse.ArgumentParser("pretrain")
+    parser.add_argument("--ngpus", default=8, type=int)
+    parser.add_argument("--nodes", default=2, type=int)
+    parser.add_argument("--timeout", default=4320, type=int)
+    return parser.parse_args()
+
+def main():
+    args = parse_args()
+    executor = submitit.AutoExecutor(folder="logs")
+    num_gpus_per_node = args.ngpus
+    executor.update_parameters(
+        gpus_per_node=num_gpus_per_node, nodes=4, timeout_min=args.timeout, slurm_partition=part,
+    )
+"""
+
+
+def test_a_stated_parameter_stays_a_fact_beside_argument_defaults() -> None:
+    """MAE's shape (``timeout_min=args.timeout`` directly too): a literal stays a fact, each
+    argument's default a default, an unknown name unknown; no 5-minute submitit default."""
+    doc = read("submitit_pretrain.py", MAE_LIKE)
+    assert doc.launches_training
+    assert rows(doc) == [("/resources/nodes", 4, 16, 42)]
+    assert _defaults(doc) == {
+        "/resources/gpus_per_node": (8, "--ngpus", 6),
+        "/resources/time_limit_s": (4320 * 60.0, "--timeout", 8),
+    }
+
+
+@pytest.mark.parametrize(
+    "binding",
+    [
+        "num_gpus_per_node = args.ngpus\n    num_gpus_per_node = 4",  # bound twice
+        "num_gpus_per_node = args.ngpu",  # no such argument
+        "num_gpus_per_node = args.ngpus + 1",  # not a plain scaling
+    ],
+)
+def test_a_name_not_traced_to_one_argument_stays_unknown(binding: str) -> None:
+    text = MAE_LIKE.replace("num_gpus_per_node = args.ngpus", binding)
+    doc = read("submitit_pretrain.py", text)
+    assert "/resources/gpus_per_node" not in _defaults(doc)
+    assert "/resources/gpus_per_node" not in {f.pointer for f in doc.facts}

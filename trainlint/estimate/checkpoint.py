@@ -19,9 +19,33 @@ from dataclasses import dataclass, replace
 from trainlint.estimate.inputs import MAX_QUANTITY, Basis, Inputs, finite
 from trainlint.estimate.ledger import Ledger, Sourced, derived
 from trainlint.estimate.params import EstimateParams
-from trainlint.job import Checkpoint, CheckpointCost, Source
+from trainlint.job import Checkpoint, CheckpointCost, Job, Source
 
 _NO_CHECKPOINTS = frozenset({"no", "none", "off", "false", "never"})
+# When a run saves: a framework's defaults for these count only if the job states none of them
+# (a stated interval with a default strategy of another framework would mix two trainers).
+_WHEN = ("strategy", "every_steps", "every_seconds", "every_epochs")
+
+
+def with_defaults(job: Job) -> tuple[Checkpoint, frozenset[str]]:
+    """The job's checkpoint settings, with its framework's documented defaults
+    (``Job.defaults``: detectron2's ``SOLVER.CHECKPOINT_PERIOD`` 5000, Ultralytics' ``save_period``
+    and last/best files) for what no file states, and the fields so filled. A default is what
+    the framework runs, not a guess: it drives the estimate, sourced ``default``."""
+    ck = job.checkpoint
+    stated = ck.model_dump(by_alias=False)
+    unstated_when = all(stated[name] is None for name in _WHEN)
+    fill: dict[str, object] = {}
+    for name in (*_WHEN, "keep_last"):
+        default = job.defaults.get(f"/checkpoint/{name}")
+        if default is None or default.value is None or stated[name] is not None:
+            continue
+        if name == "keep_last" or unstated_when:
+            fill[name] = default.value
+    if not fill:
+        return ck, frozenset()
+    filled = Checkpoint.model_validate({**stated, **fill})
+    return filled, frozenset(fill)
 
 
 def checkpoint_bytes(
@@ -141,8 +165,11 @@ def _stall(size: _Size, plan: _Plan, step_s: float | None, led: Ledger) -> _Size
     return size
 
 
-def _plan(ck: Checkpoint, steps: Sourced[int] | None, led: Ledger) -> _Plan:
-    """Interval and number of saves; only step-based checkpointing has both."""
+def _plan(
+    ck: Checkpoint, steps: Sourced[int] | None, led: Ledger, defaulted: frozenset[str]
+) -> _Plan:
+    """Interval and number of saves; only step-based checkpointing has both (``defaulted``:
+    the fields a framework's default filled, sourced ``default``)."""
     strategy = (ck.strategy or "steps").strip().lower()
     if strategy in _NO_CHECKPOINTS:
         led.put("checkpoint.saves", 0, "declared")
@@ -156,6 +183,8 @@ def _plan(ck: Checkpoint, steps: Sourced[int] | None, led: Ledger) -> _Plan:
     if every is None:
         return _Plan()
     src: Source = "declared" if every_steps >= 1 or steps is None else derived(steps.source)
+    if "every_steps" in defaulted:
+        src = "default"
     led.put("checkpoint.every_steps", every, src)
     if steps is None:
         return _Plan(every)
@@ -164,12 +193,12 @@ def _plan(ck: Checkpoint, steps: Sourced[int] | None, led: Ledger) -> _Plan:
     return _Plan(every, saves)
 
 
-def _kept(ck: Checkpoint, saves: int | None, led: Ledger) -> int | None:
+def _kept(ck: Checkpoint, saves: int | None, led: Ledger, defaulted: frozenset[str]) -> int | None:
     keep = ck.keep_last
     if keep is None or keep < 0 or keep > MAX_QUANTITY:  # no limit: every save stays
         return led.put("checkpoint.kept", saves, "estimated")
     kept = keep if saves is None else min(keep, saves)
-    return led.put("checkpoint.kept", kept, "declared")
+    return led.put("checkpoint.kept", kept, "default" if "keep_last" in defaulted else "declared")
 
 
 def _time_costs(
@@ -218,12 +247,15 @@ def _time_costs(
 
 
 def job_checkpoint(
-    ck: Checkpoint, basis: Basis, led: Ledger, steps: Sourced[int] | None, step_s: float | None
+    job: Job, basis: Basis, led: Ledger, steps: Sourced[int] | None, step_s: float | None
 ) -> CheckpointCost:
-    """The job's checkpoint cost; fields stay None where an input is missing."""
+    """The job's checkpoint cost, its framework's defaults counting for what it leaves unset
+    (``with_defaults``); fields stay None where an input is missing."""
+    ck, defaulted = with_defaults(job)
     found = _size(ck, basis.inp, basis.p, led)
-    plan = replace(_plan(ck, steps, led), total=steps.value if steps is not None else None)
-    kept = _kept(ck, plan.saves, led)
+    plan = _plan(ck, steps, led, defaulted)
+    plan = replace(plan, total=steps.value if steps is not None else None)
+    kept = _kept(ck, plan.saves, led, defaulted)
     cost = CheckpointCost(every_steps=plan.every, saves=plan.saves, kept=kept)
     if found is None:
         return cost

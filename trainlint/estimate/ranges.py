@@ -243,9 +243,7 @@ def timed(
         step = led.put("step_time_s", measured, "measured")
         compute = dataclasses.replace(compute, step_time_s=step)
     steps = run_steps(job.training, inp, compute.tokens_per_step, led)
-    checkpoint = job_checkpoint(
-        job.checkpoint, Basis(inp, p, rules), led, steps, compute.step_time_s
-    )
+    checkpoint = job_checkpoint(job, Basis(inp, p, rules), led, steps, compute.step_time_s)
     saving_s = (checkpoint.saves or 0) * (checkpoint.save_s or 0.0)
     restarts = restarts_of(inp, p, checkpoint, compute.step_time_s)
     run = job_run(inp, steps, compute.step_time_s, saving_s, led, restarts)

@@ -11,8 +11,14 @@ the same SLURM reader as a batch script's headers: nodes, GPUs per node (``--gre
 placement), and the constraint (placement, which the org fleet's pools map to a GPU). A
 parameter left out is submitit's default: a SLURM job of 5 minutes (``SlurmExecutor``'s
 ``time``), a Hydra ``submitit_slurm`` launch of 60 (the plugin's ``timeout_min``), kept as the
-framework's default time limit. Only literal values count, and module constants bound once
-to one (``nodes=NUM_NODES`` after ``NUM_NODES = 2``); any other name or call is unknown.
+framework's default time limit. Literal values count, and module constants bound once
+to one (``nodes=NUM_NODES`` after ``NUM_NODES = 2``). The FAIR scripts (MAE, ConvNeXt, DeiT)
+pass the script's own arguments: ``nodes=nodes`` after ``nodes = args.nodes`` (a name bound
+once in the calling function, or ``args.nodes`` itself, times a number as in ``args.timeout *
+60``) with ``--nodes default=2`` in the same file. Such a value is the argparse default, what
+a launch without the flag submits: it is kept as a default (``Job.defaults``, keyed by the flag
+and located at ``default=``), never a stated fact, like an entry script's argument defaults;
+the GPU request itself is written, so the script is a job. Any other name or call is unknown.
 ``hydra.launcher`` blocks are read by the hydra format through ``launcher_facts``.
 """
 
@@ -28,6 +34,7 @@ from trainlint.job import Location
 from trainlint.sources import python_code
 from trainlint.sources.base import Document, DocumentDefault, Fact, Input, Role
 from trainlint.sources.base.format import Format
+from trainlint.sources.python.arguments import ArgumentDefault, argument_defaults
 from trainlint.sources.python.calls import Context
 from trainlint.sources.python.literal import UNKNOWN, literal
 from trainlint.sources.shell.slurm import SlurmOption, resource_facts
@@ -118,14 +125,40 @@ def recognise(file: Input) -> float:
 def parse(file: Input) -> Document:
     doc, tree, ctx = python_code.extended(file, name, recognise(file), role)
     calls = [call for call, conditional in ctx.scan.calls if not conditional and _sets(call)]
-    constants = module_constants(tree)
-    parameters = [p for call in calls for p in _parameters(ctx, call, constants)]
-    facts = launcher_facts(parameters, file.path, prefixed=_auto(ctx))
+    names = _Names(module_constants(tree), argument_defaults(ctx, tree), tree)
+    parameters = [p for call in calls for p in _parameters(ctx, call, names)]
+    stated = [(key, value, where) for key, value, where, flag in parameters if flag is None]
+    facts = launcher_facts(stated, file.path, prefixed=_auto(ctx))
+    defaults = _argument_defaults(parameters, facts, file.path, _auto(ctx))
     doc.facts = [*doc.facts, *facts]
-    if calls and not any(f.pointer == "/resources/time_limit_s" for f in facts):
+    doc.defaults = [*doc.defaults, *defaults]
+    written = {f.pointer for f in facts} | {d.pointer for d in defaults}
+    if calls and "/resources/time_limit_s" not in written:
         doc.defaults = [*doc.defaults, time_default(SLURM_DEFAULT_MINUTES, ctx.at(calls[0]))]
-    doc.launches_training = any(f.pointer.startswith("/resources/gpus") for f in facts)
+    doc.launches_training = any(p.startswith("/resources/gpus") for p in written)
     return doc
+
+
+def _argument_defaults(
+    parameters: list[_Parameter], facts: list[Fact], file: str, prefixed: bool
+) -> list[DocumentDefault]:
+    """What the parameters set through the script's argparse defaults, read with the stated
+    ones (a count may need both) but kept only for what no stated parameter sets."""
+    flags = {(w.line, w.column): flag for *_, w, flag in parameters if flag is not None}
+    if not flags:
+        return []
+    every = launcher_facts([(k, v, w) for k, v, w, _ in parameters], file, prefixed)
+    stated = {f.pointer for f in facts}
+    return [
+        DocumentDefault(f.pointer, f.value, _flag(f, flags), f.location)
+        for f in every
+        if f.pointer not in stated and f.pointer != "/resources/scheduler"
+    ]
+
+
+def _flag(fact: Fact, flags: dict[tuple[int, int], str]) -> str:
+    at = (fact.location.line, fact.location.column)
+    return flags.get(at) or next(iter(flags.values()))
 
 
 def _sets(call: ast.Call) -> bool:
@@ -138,16 +171,82 @@ def _auto(ctx: Context) -> bool:
     return not any(n.endswith("SlurmExecutor") for n in names)
 
 
-def _parameters(ctx: Context, call: ast.Call, constants: dict[str, Any]) -> list[Located]:
-    """Each keyword's literal value, or the module constant it names (``nodes=NUM_NODES``)."""
-    found: list[Located] = []
+_Parameter = tuple[str, Any, Location, str | None]
+"""A parameter as written, with the flag whose argparse default its value is (else None)."""
+
+
+class _Names:
+    """What a keyword's name may stand for: a module constant, or an argument of the script
+    (``args.nodes``, directly or through a name the calling function binds once)."""
+
+    def __init__(
+        self, constants: dict[str, Any], arguments: dict[str, ArgumentDefault], tree: ast.Module
+    ) -> None:
+        self.constants, self.arguments = constants, arguments
+        self.functions = [f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)]
+
+    def local(self, name_: str, call: ast.Call) -> ast.expr | None:
+        """The expression the innermost function around ``call`` binds ``name_`` to, once."""
+        around = [f for f in self.functions if any(node is call for node in ast.walk(f))]
+        if not around:
+            return None
+        bound = _bound_once(around[-1])
+        return bound.get(name_)
+
+    def argument(self, node: ast.expr) -> tuple[Any, ArgumentDefault] | None:
+        """``args.timeout`` (its default) or ``args.timeout * 60`` (scaled by the number)."""
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            for side, other in ((node.left, node.right), (node.right, node.left)):
+                found = self.argument(side)
+                factor = literal(other)
+                if found is not None and _number(found[0]) and _number(factor):
+                    return found[0] * factor, found[1]
+            return None
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            default = self.arguments.get(node.attr.lower())
+            return None if default is None else (default.value, default)
+        return None
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _bound_once(func: ast.FunctionDef) -> dict[str, ast.expr]:
+    """Names the function assigns exactly once (``nodes = args.nodes``) → the value."""
+    counts: dict[str, int] = {}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    return {
+        stmt.targets[0].id: stmt.value
+        for stmt in ast.walk(func)
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name) and counts.get(stmt.targets[0].id) == 1
+    }  # fmt: skip
+
+
+def _parameters(ctx: Context, call: ast.Call, names: _Names) -> list[_Parameter]:
+    """Each keyword's literal value, the module constant it names (``nodes=NUM_NODES``), or
+    the script argument's default it passes (``nodes=nodes`` after ``nodes = args.nodes``)."""
+    found: list[_Parameter] = []
     for kw in call.keywords:
         if kw.arg is None:
             continue
         value = literal(kw.value)
         if value is UNKNOWN and isinstance(kw.value, ast.Name):
-            value = constants.get(kw.value.id, UNKNOWN)
-        found.append((kw.arg, value, ctx.at(kw)))
+            value = names.constants.get(kw.value.id, UNKNOWN)
+        if value is not UNKNOWN:
+            found.append((kw.arg, value, ctx.at(kw), None))
+            continue
+        node = kw.value
+        if isinstance(node, ast.Name):
+            node = names.local(node.id, call) or node
+        argument = names.argument(node)
+        if argument is None:
+            found.append((kw.arg, UNKNOWN, ctx.at(kw), None))
+        else:
+            found.append((kw.arg, argument[0], ctx.at(argument[1].node), argument[1].flag))
     return found
 
 

@@ -94,6 +94,32 @@ def script_arguments(
     return defaults, spellings
 
 
+@dataclass(frozen=True)
+class ArgumentDefault:
+    """An argument's literal default as the script defines it: the value, its first flag
+    (``--ngpus``) and the default's expression (where it is written)."""
+
+    value: Any
+    flag: str
+    node: ast.AST
+
+
+def argument_defaults(ctx: Context, tree: ast.Module) -> dict[str, ArgumentDefault]:
+    """Every argument's dest → its literal default, mapped to the job model or not (a submitit
+    script's ``--ngpus``); a dest defined twice, or without a literal default, is left out."""
+    found: dict[str, ArgumentDefault] = {}
+    seen: set[str] = set()
+    for definition in _definitions(ctx, tree):
+        dest, default = definition.dest, definition.default
+        value = literal(default) if default is not None else UNKNOWN
+        if dest in seen:
+            found.pop(dest, None)
+        elif default is not None and value is not UNKNOWN and value is not None:
+            found[dest] = ArgumentDefault(value, "--" + definition.flags[0], default)
+        seen.add(dest)
+    return found
+
+
 def argument_facts(argument: ProgramArgument, value: Any, where: Location) -> list[Fact]:
     """Facts for ``--flag value`` (True for a bare switch) of an argument the script defines."""
     if argument.switch is not None:
