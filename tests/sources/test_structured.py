@@ -5,12 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
+import tree_sitter
+import tree_sitter_json
+import tree_sitter_toml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.fast_loop import examples
 from trainlint.errors import SourceError
-from trainlint.sources.structured import MAX_DEPTH, Tagged, load_json, load_yaml
+from trainlint.sources.structured import MAX_DEPTH, Columns, Tagged, load_json, load_yaml
+from trainlint.sources.structured.toml import load_toml
 
 
 def test_yaml_keys_and_items_have_their_positions() -> None:
@@ -131,3 +135,57 @@ def test_arbitrary_text_never_raises_anything_but_source_error(text: str) -> Non
             load(text)
         except SourceError as error:
             assert error.line >= 1 and error.column >= 1
+
+
+def _naive_point(source: bytes, start: int) -> tuple[int, int]:
+    """Line and column of a byte offset, from the text itself: decode what precedes it."""
+    before = source[:start]
+    line_start = before.rfind(b"\n") + 1
+    return before.count(b"\n") + 1, len(before[line_start:].decode("utf-8")) + 1
+
+
+def _nodes(node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    return [node, *(n for child in node.children for n in _nodes(child))]
+
+
+_GRAMMARS = {
+    "json": tree_sitter.Language(tree_sitter_json.language()),
+    "toml": tree_sitter.Language(tree_sitter_toml.language()),
+}
+# Lines of 1- to 4-byte characters, long enough that columns past the first few matter.
+words = st.lists(st.text(st.characters(exclude_categories=["Cs"]), max_size=12), max_size=30)
+
+
+@given(words, st.sampled_from(["json", "toml"]), st.integers(min_value=0, max_value=2))
+@settings(max_examples=examples(200), deadline=None)
+def test_columns_are_code_points_as_decoding_the_line_counts_them(
+    strings: list[str], grammar: str, indent: int
+) -> None:
+    array = json.dumps(strings, ensure_ascii=False, indent=indent or None)
+    text = array if grammar == "json" else f"# é\nkey = {array.replace(chr(10), ' ')}\n"
+    columns = Columns(text)
+    root = tree_sitter.Parser(_GRAMMARS[grammar]).parse(columns.source).root_node
+    for node in _nodes(root):
+        assert columns.point(node) == _naive_point(columns.source, node.start_byte)
+
+
+def test_a_two_megabyte_single_line_json_array_is_read_with_its_positions() -> None:
+    images = [
+        {"file_name": f"ADE_train_{i:08d}.jpg", "width": 683, "id": i, "height": 512}
+        for i in range(28_000)
+    ]
+    images[-1]["file_name"] = "ADE_trâin_ü.jpg"  # one multi-byte line: columns are not bytes
+    text = json.dumps({"images": images, "ñ": [1]}, ensure_ascii=False)
+    assert len(text.encode()) > 2_000_000 and "\n" not in text
+    tree = load_json(text)
+    assert tree.data["images"][-1]["id"] == 27_999
+    for path in [("images", 27_999, "height"), ("ñ", 0)]:
+        key = json.dumps(path[-1]) if isinstance(path[-1], str) else "1"
+        offset = text.rindex(key)
+        assert tree.spans[path] == (1, offset + 1)
+
+
+def test_toml_positions_on_a_long_multibyte_line() -> None:
+    text = "[t]\nxs = [" + ", ".join(f'"é{i}"' for i in range(3000)) + "]\n"
+    tree = load_toml(text)
+    assert tree.spans[("t", "xs", 2999)] == (2, text.index('"é2999"') - len("[t]\n") + 1)

@@ -19,7 +19,7 @@ import tree_sitter
 import tree_sitter_toml
 
 from trainlint.errors import SourceError
-from trainlint.sources.structured import MAX_DEPTH, KeyPath, Tree, check_size, point
+from trainlint.sources.structured import MAX_DEPTH, Columns, KeyPath, Tree, check_size
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -42,9 +42,9 @@ def load_toml(text: str) -> Tree:
         data = tomllib.loads(text)
     except (RecursionError, ValueError):
         data = _data_or_located_error(text)
-    source = text.encode()
-    builder = _SpanBuilder(source)
-    builder.document(_parser().parse(source).root_node)
+    columns = Columns(text)
+    builder = _SpanBuilder(columns)
+    builder.document(_parser().parse(columns.source).root_node)
     return Tree(data, builder.spans)
 
 
@@ -64,8 +64,9 @@ def _data_or_located_error(text: str) -> dict[str, Any]:
 
 
 class _SpanBuilder:
-    def __init__(self, source: bytes) -> None:
-        self.source = source
+    def __init__(self, columns: Columns) -> None:
+        self.columns = columns
+        self.source = columns.source
         self.spans: Spans = {(): (1, 1)}
         self.arrays: dict[KeyPath, int] = {}  # [[x]] tables seen so far → how many elements
 
@@ -85,7 +86,7 @@ class _SpanBuilder:
         path: KeyPath = ()
         for index, (name_, part) in enumerate(parts):
             path = (*path, name_)
-            self.spans.setdefault(path, point(part, self.source))
+            self.spans.setdefault(path, self.columns.point(part))
             new_element = element and index == len(parts) - 1
             if path in self.arrays and not new_element:
                 path = (*path, self.arrays[path] - 1)  # inside the latest [[...]] element
@@ -93,7 +94,7 @@ class _SpanBuilder:
             count = self.arrays.get(path, 0)
             self.arrays[path] = count + 1
             path = (*path, count)
-            self.spans[path] = point(header, self.source)
+            self.spans[path] = self.columns.point(header)
         for child in node.named_children:
             if child.type == "pair":
                 self.pair(child, path)
@@ -105,12 +106,12 @@ class _SpanBuilder:
         path = base
         for name_, part in self.key_parts(children[0]):
             path = (*path, name_)
-            self.spans.setdefault(path, point(part, self.source))
+            self.spans.setdefault(path, self.columns.point(part))
         self.value(children[1], path)
 
     def value(self, node: tree_sitter.Node, path: KeyPath) -> None:
         if len(path) > MAX_DEPTH:
-            raise SourceError(f"nesting deeper than {MAX_DEPTH} levels", *point(node, self.source))
+            raise SourceError(f"nesting deeper than {MAX_DEPTH} levels", *self.columns.point(node))
         if node.type == "inline_table":
             for child in node.named_children:
                 if child.type == "pair":
@@ -119,7 +120,7 @@ class _SpanBuilder:
             items = [c for c in node.named_children if c.type != "comment"]
             for index, item in enumerate(items):
                 item_path = (*path, index)
-                self.spans[item_path] = point(item, self.source)
+                self.spans[item_path] = self.columns.point(item)
                 self.value(item, item_path)
 
     def key_parts(self, node: tree_sitter.Node) -> list[tuple[str, tree_sitter.Node]]:
