@@ -79,6 +79,9 @@ class Resources(Model):
     # What schedules the job and can bound its wall-clock time: slurm, kubernetes,
     # axolotl-cloud (None: it runs where it is started).
     scheduler: str | None = None
+    # The object the scheduler runs, where its fields differ by kind: the Kubernetes kind
+    # (Job, PyTorchJob, TrainJob, RayJob, JobSet, VolcanoJob, LeaderWorkerSet).
+    scheduler_kind: str | None = None
     placement: Placement = Field(default_factory=Placement)
 
 

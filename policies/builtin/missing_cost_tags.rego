@@ -45,6 +45,8 @@ package trainlint.rules.missing_cost_tags
 
 import rego.v1
 
+import data.trainlint.lib.job
+
 params := data.trainlint.params.missing_cost_tags
 
 # Function names are unique in the pack: regopy 1.5 fails or crashes when two packages define
@@ -57,7 +59,7 @@ findings contains finding if {
 	finding := {
 		"message": concat("", [
 			"missing cost ", _noun, ": ", concat(", ", _missing),
-			"; GPU spend of this ", _what, " cannot be attributed",
+			"; ", job.family, " spend of this ", _what, " cannot be attributed",
 		]),
 		"pointer": "/tags",
 	}

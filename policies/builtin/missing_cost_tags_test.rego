@@ -67,3 +67,9 @@ test_gpus_held_however_launched if {
 	some f in result
 	f.message == "missing cost tags: team, project; GPU spend of this job cannot be attributed"
 }
+
+test_a_tpu_job_s_spend_is_tpu_spend if {
+	job := {"launcher": {"kind": "python"}, "resources": {"accelerator": "tpu", "world_size": 32}, "tags": {}}
+	some f in findings with input as job
+	f.message == "missing cost tags: team, project; TPU spend of this python job cannot be attributed"
+}

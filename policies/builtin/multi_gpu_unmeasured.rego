@@ -89,10 +89,14 @@ _entry := input.id if is_string(input.id)
 else := "<entry file>"
 
 _unmeasured_message := concat("", [
-	fmt.plural(job.world_size, "GPU"), " and no measurement at that size",
-	_why_none, ": the speedup over one GPU is assumed, not known; measure it with `trainlint probe ",
-	_entry, " --world-sizes 1,", _key, "`",
+	fmt.plural(job.world_size, job.unit), " and no measurement at that size",
+	_why_none, ": the speedup over one ", job.unit, " is assumed, not known; ", _measure_it,
 ]) if _unmeasured
+
+# The probe runs PyTorch on GPUs: a TPU job is measured with its own runs.
+_measure_it := concat("", ["measure it with `trainlint probe ", _entry, " --world-sizes 1,", _key, "`"]) if {
+	not job.tpu
+} else := "time a few steps at 1 and at this size yourself (`trainlint probe` runs PyTorch on GPUs only)"
 
 _why_none := concat("", [" (", input.measurements.path, " is stale)"]) if {
 	input.measurements.fresh == false

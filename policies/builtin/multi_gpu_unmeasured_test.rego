@@ -88,3 +88,13 @@ test_no_cheaper_size_suggests_fewer_syncs if {
 	some g in findings with input as job2
 	contains(g.message, "; no measured size is cheaper per token;")
 }
+
+# The probe runs PyTorch on GPUs: it cannot measure a JAX job on TPU slices.
+test_a_tpu_job_is_not_sent_to_the_probe if {
+	job := object.union(_t_job, {"resources": {"world_size": 32, "accelerator": "tpu"}, "estimates": {"gpus": 32}})
+	result := findings with input as job
+	result == {{
+		"message": "32 TPU chips and no measurement at that size: the speedup over one TPU chip is assumed, not known; time a few steps at 1 and at this size yourself (`trainlint probe` runs PyTorch on GPUs only)",
+		"pointer": "/resources/world_size",
+	}}
+}

@@ -5,11 +5,13 @@
 #   scheduler supports one (resources.scheduler, as its files state it): any SLURM batch
 #   script (#SBATCH headers, a .slurm/.sbatch file) or srun launch without #SBATCH --time,
 #   whatever program it runs; a Kubernetes Job/PyTorchJob/TrainJob/RayJob without
-#   activeDeadlineSeconds; an axolotl cloud YAML without timeout. A Kubeflow training runtime
+#   activeDeadlineSeconds, a JobSet without it in its replicated Jobs, a Volcano Job without it
+#   in its pods; an axolotl cloud YAML without timeout. A Kubeflow training runtime
 #   (a template), a bare torchrun with no scheduler and a job that shows no GPUs (neither a
 #   count nor a model) never fire, nor does a job whose launcher passes a limit when none is
 #   written (submitit's 5 minutes, Hydra's submitit launcher's 60: a framework default). The
-#   message names the key to set and, when known, the estimated run time to size it from.
+#   message names the key to set for the job's kind and, when known, the estimated run time
+#   to size it from.
 # related_resources:
 #   - ref: https://slurm.schedmd.com/sbatch.html#OPT_time
 #     description: sbatch --time; without it the partition's DefaultTime applies, often unlimited.
@@ -41,7 +43,8 @@
 #   remediation: |
 #     Set the scheduler's limit a little above the expected run time (the estimate is in
 #     `trainlint estimate`): #SBATCH --time=D-HH:MM:SS, spec.activeDeadlineSeconds (Kubeflow:
-#     spec.runPolicy.activeDeadlineSeconds), axolotl cloud `timeout`. Resume from the last
+#     spec.runPolicy.activeDeadlineSeconds; JobSet: each replicatedJobs[].template.spec;
+#     Volcano Job: the pod template of each task), axolotl cloud `timeout`. Resume from the last
 #     checkpoint when a long run needs more than one allocation.
 package trainlint.rules.no_time_limit
 
@@ -87,12 +90,20 @@ _names := {"slurm": "SLURM job", "kubernetes": "Kubernetes job", "axolotl-cloud"
 
 _message := concat("", [
 	_names[_scheduler], " has no wall-clock limit: a hung run", _holding,
-	" keeps them allocated until someone cancels it; set ", params.schedulers[_scheduler], _sizing,
+	" keeps them allocated until someone cancels it; set ", _field, _sizing,
 ]) if _applies
 
-_holding := concat("", [" (a stuck NCCL collective, a dead data loader) on ", fmt.plural(job.world_size, "GPU")]) if {
+# The field of this job's kind (a JobSet's limit is on its replicated Jobs), else the
+# scheduler's general advice.
+_field := params.kinds[input.resources.scheduler_kind] if _scheduler == "kubernetes"
+else := params.schedulers[_scheduler]
+
+_holding := concat("", [_hang, " on ", fmt.plural(job.world_size, job.unit)]) if {
 	is_number(job.world_size)
-} else := " (a stuck NCCL collective, a dead data loader) on its GPUs"
+} else := concat("", [_hang, " on its ", job.unit, "s"])
+
+_hang := " (a stuck collective, a dead data loader)" if job.tpu
+else := " (a stuck NCCL collective, a dead data loader)"
 
 _sizing := concat("", [" a little above the estimated ~", fmt.duration(input.estimates.run.hours * 3600), " run"]) if {
 	is_number(input.estimates.run.hours)

@@ -73,3 +73,27 @@ test_kubeflow_training_runtime_is_a_template if {
 test_quiet_without_gpus if {
 	count(findings) == 0 with input as {"resources": {"scheduler": "kubernetes"}}
 }
+
+# jobset's tpu-multislice example: a JobSet has no spec.activeDeadlineSeconds; the limit goes
+# on each replicated Job, and its 32 TPU chips are no GPUs.
+test_a_jobset_names_its_replicated_jobs_deadline_and_tpu_chips if {
+	job := {"resources": {"world_size": 32, "accelerator": "tpu", "scheduler": "kubernetes", "scheduler_kind": "JobSet"}}
+	some f in findings with input as job
+	contains(f.message, "on 32 TPU chips keeps them allocated")
+	contains(f.message, "; set spec.replicatedJobs[].template.spec.activeDeadlineSeconds (a JobSet has none of its own")
+	not contains(f.message, "GPU")
+}
+
+test_each_kind_names_its_own_field if {
+	kinds := {"PyTorchJob": "set spec.runPolicy.activeDeadlineSeconds", "Job": "set spec.activeDeadlineSeconds", "VolcanoJob": "set spec.tasks[].template.spec.activeDeadlineSeconds"}
+	every kind, text in kinds {
+		some f in findings with input as {"resources": {"world_size": 8, "scheduler": "kubernetes", "scheduler_kind": kind}}
+		contains(f.message, text)
+	}
+}
+
+test_a_kind_without_its_own_field_gets_the_general_advice if {
+	job := {"resources": {"world_size": 8, "scheduler": "kubernetes", "scheduler_kind": "LeaderWorkerSet"}}
+	some f in findings with input as job
+	contains(f.message, "set spec.activeDeadlineSeconds (spec.runPolicy.activeDeadlineSeconds in a PyTorchJob")
+}

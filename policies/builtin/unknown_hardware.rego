@@ -80,25 +80,31 @@ _pointer := "/resources/world_size" if {
 	input.provenance["/launcher/kind"]
 } else := "/resources"
 
-_what := "GPU type and count unknown" if count(_missing) == 2
-else := "GPU type unknown" if not _type_known
-else := "GPU count unknown"
+_what := concat("", [job.family, " type and count unknown"]) if count(_missing) == 2
+else := concat("", [job.family, " type unknown"]) if not _type_known
+else := concat("", [job.family, " count unknown"])
 
-_declare := concat("", ["gpu=", params.example_gpu, " gpus=", format_int(params.example_gpus, 10)]) if count(_missing) == 2
-else := concat("", ["gpu=", params.example_gpu]) if not _type_known
+_example := params.example_tpu if job.tpu
+else := params.example_gpu
+
+_declare := concat("", ["gpu=", _example, " gpus=", format_int(params.example_gpus, 10)]) if count(_missing) == 2
+else := concat("", ["gpu=", _example]) if not _type_known
 else := concat("", ["gpus=", format_int(params.example_gpus, 10)])
 
 _gres := concat("", ["#SBATCH --gres=gpu:", lower(params.example_gpu), ":", format_int(params.example_gpus, 10)])
 
+_elsewhere := "a cloud.google.com/gke-tpu-accelerator node selector" if job.tpu
+else := concat("", [_gres, ", a GPU node selector"])
+
 _message := concat("", [
 	_what, _known_part, ": ", _effect, "; ",
-	"declare it with `# trainlint: ", _declare, "` (or ", _gres, ", a GPU node selector)",
+	"declare it with `# trainlint: ", _declare, "` (or ", _elsewhere, ")",
 ]) if _applies
 
 # Only the count unknown: the estimates span every plausible count (estimates.ranges).
 _effect := concat("", [
 	"memory, step-time and cost are estimated over ", fmt.int(_range_low), "–",
-	fmt.int(_range_high), " GPUs and their checks fire only when all of them agree",
+	fmt.plural(_range_high, job.unit), " and their checks fire only when all of them agree",
 ]) if {
 	_type_known
 	input.estimates.sources.gpus == "default"
@@ -113,5 +119,5 @@ _range_high := _gpus_range[1] if is_number(_gpus_range[1])
 else := input.estimates.gpus
 
 _known_part := concat("", [" (", job.gpu, ")"]) if _type_known
-else := concat("", [" (", fmt.int(job.world_size), " GPUs)"]) if _count_known
+else := concat("", [" (", fmt.plural(job.world_size, job.unit), ")"]) if _count_known
 else := ""

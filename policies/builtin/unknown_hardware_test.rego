@@ -68,3 +68,12 @@ test_count_guessed_says_the_estimates_span_the_plausible_counts if {
 	some f in findings with input as job
 	contains(f.message, "GPU count unknown (A100-80GB): memory, step-time and cost are estimated over 1–8 GPUs and their checks fire only when all of them agree; declare it")
 }
+
+test_a_tpu_job_is_told_its_tpu_type_is_unknown if {
+	job := object.union(_job, {"resources": {"accelerator": "tpu", "world_size": 32}, "estimates": {"gpus": 32}})
+	result := findings with input as job
+	result == {{
+		"message": "TPU type unknown (32 TPU chips): memory, step-time, cost and budget checks stay silent on this job; declare it with `# trainlint: gpu=TPU-v5e` (or a cloud.google.com/gke-tpu-accelerator node selector)",
+		"pointer": "/resources/world_size",
+	}}
+}

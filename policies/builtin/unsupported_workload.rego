@@ -3,10 +3,12 @@
 # description: |
 #   Fires once per file that looks like a GPU training workload but that no trainlint format
 #   reads: a Kubernetes object of a kind it does not read (a RayCluster, a Kubeflow
-#   Notebook) that requests GPUs, a template that requests GPUs, or a training config of a
-#   tool it does not read yet (detectron2, DINOv2, OpenMMLab, SpeechBrain HyperPyYAML). The
-#   finding points at the line that made it look like one and names the kind it saw; no other
-#   rule checks the file, so its waste is unknown.
+#   Notebook) that requests GPUs (in a file of several documents, the one that requests
+#   them; a Deployment or other service is no training run), a template that requests GPUs,
+#   or a training config of a tool it does not read yet (DINOv2), or of a tool it reads that
+#   its format did not recognise (a detectron2, OpenMMLab or SpeechBrain config). The finding
+#   points at the line that made it look like one and names the kind it saw; no other rule
+#   checks the file, so its waste is unknown.
 #   With `check --strict` it is an error, for gates that want every GPU workload checked.
 # custom:
 #   id: TL907

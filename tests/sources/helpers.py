@@ -22,8 +22,9 @@ RefRow = tuple[str, str, int, int]
 
 
 # Facts every file of a kind states alike (the command text, the scheduler of a batch script or
-# manifest): their own tests check them, the exact fact lists of fixtures leave them out.
-ALIKE = frozenset({"/launcher/command", "/resources/scheduler"})
+# manifest and a manifest's kind): their own tests check them, the exact fact lists of
+# fixtures leave them out.
+ALIKE = frozenset({"/launcher/command", "/resources/scheduler", "/resources/scheduler_kind"})
 
 
 def rows(doc: Document) -> list[FactRow]:

@@ -10,7 +10,7 @@ import pytest
 
 from tests.sources.helpers import job_in, launched
 from trainlint.job import Job
-from trainlint.sources import kohya, read_document
+from trainlint.sources import deepspeed, kohya, read_document
 from trainlint.sources.base import Document, Input
 
 SD_SCRIPTS = Path(__file__).parents[1] / "fresh" / "repos" / "sd-scripts"
@@ -97,3 +97,17 @@ def test_recognised_beside_other_toml(name: str, text: str, format_: str) -> Non
 def test_a_toml_of_another_tool_is_not_kohya_s() -> None:
     assert kohya.recognise(Input("settings.toml", '[tool]\nname = "x"\nversion = 1\n')) == 0.0
     assert kohya.recognise(Input("pyproject.toml", "network_dim = 1\n")) == 0.0
+
+
+GUI = Path(__file__).parent / "fixtures" / "kohya_gui"  # bmaltais/kohya_ss, MANIFEST.tsv
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in GUI.glob("*.json")))
+def test_a_kohya_ss_gui_preset_is_no_deepspeed_config(name: str) -> None:
+    """The GUI's presets hold sd-scripts' options as JSON (``"train_batch_size": 4``,
+    ``"optimizer": "AdamW"``, ``"mixed_precision": "bf16"``): read as DeepSpeed they gave a
+    deepspeed job at fp32 with a global batch of 4. No format reads them (no job) rather than
+    misread them."""
+    text = (GUI / name).read_text()
+    assert deepspeed.recognise(Input(name, text)) == 0.0
+    assert not isinstance(read_document(Input(name, text)), Document)

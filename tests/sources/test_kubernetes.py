@@ -28,9 +28,13 @@ def read(name: str, text: str) -> Document:
 
 
 def values(doc: Document) -> dict[str, Any]:
-    """The facts but the scheduler and the accelerator kind, which every manifest states."""
+    """The facts but the scheduler, its kind and the accelerator kind, which every manifest
+    states."""
     shown = {f.pointer: f.value for f in doc.facts}
-    return {k: v for k, v in shown.items() if k not in ("/resources/scheduler", ACCELERATOR)}
+    return {k: v for k, v in shown.items() if k not in (*_SCHEDULER, ACCELERATOR)}
+
+
+_SCHEDULER = ("/resources/scheduler", "/resources/scheduler_kind")
 
 
 ACCELERATOR = "/resources/accelerator"
@@ -387,3 +391,17 @@ def test_container_overrides_reach_the_config_they_name(tmp_path: Path) -> None:
                if j.id.endswith("job.yaml"))  # fmt: skip
     assert job.training.max_steps == 77
     assert job.provenance["/training/max_steps"].file.endswith("job.yaml")
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [("batch_job.yaml", "Job"), ("pytorchjob_gpu.yaml", "PyTorchJob"), ("rayjob.yaml", "RayJob"),
+     ("trainjob_runtime.yaml", "TrainJob")],
+)  # fmt: skip
+def test_the_kind_is_stated_for_the_time_limit_s_field(name: str, kind: str) -> None:
+    """TL403 names the field of the job's kind (a JobSet's limit is on its replicated Jobs)."""
+    doc = read(name, (FIXTURES / name).read_text())
+    stated = [
+        (f.value, f.location.line) for f in doc.facts if f.pointer == "/resources/scheduler_kind"
+    ]
+    assert stated == [(kind, 2 if name != "trainjob_runtime.yaml" else 52)]

@@ -74,6 +74,19 @@ trainer.fit()
         ("num_workers=args.workers, use_gpu=True", {ACCELERATOR: "gpu"}),
         ("num_workers=4, use_gpu=args.gpu", {}),
         ("num_workers=4, use_gpu=True, resources_per_worker=resources", {}),
+        # anyscale/templates doggos/train.py: ScalingConfig(..., accelerator_type="T4")
+        ('num_workers=2, use_gpu=True, resources_per_worker={"CPU": 8, "GPU": 2}, '
+         'accelerator_type="T4"',
+         {ACCELERATOR: "gpu", "/resources/world_size": 4, "/resources/gpu/model": "T4",
+          "/resources/gpu/memory_bytes": 16 * 2**30}),
+        ('num_workers=2, use_gpu=True, accelerator_type="A100-80G"',
+         {ACCELERATOR: "gpu", "/resources/world_size": 2, "/resources/gpu/model": "A100-80GB",
+          "/resources/gpu/memory_bytes": 80 * 2**30}),
+        # Ray's A100 is any A100 (40 or 80 GB): the model is not known
+        ('num_workers=2, use_gpu=True, accelerator_type="A100"',
+         {ACCELERATOR: "gpu", "/resources/world_size": 2}),
+        ('num_workers=2, use_gpu=True, accelerator_type="GTX-9999"',
+         {ACCELERATOR: "gpu", "/resources/world_size": 2}),
     ],
 )  # fmt: skip
 def test_scaling_config(scaling: str, expected: dict[str, object]) -> None:
@@ -142,3 +155,41 @@ def test_a_rayjob_reads_the_script_its_entrypoint_runs(
     assert [s.path for s in job.sources] == ["rayjob.yaml", "train.py"]
     assert (job.name, job.checkpoint.keep_last, job.resources.world_size) == (
         "finetune-resnet", 3, 4)  # fmt: skip
+
+
+NAMED = """\
+import ray
+from ray.train.torch import TorchTrainer
+
+{module}
+def main(config):
+{body}
+    scaling = ray.train.ScalingConfig(num_workers=num_workers, use_gpu=True)
+    TorchTrainer(train_func, scaling_config=scaling).fit()
+
+if __name__ == "__main__":
+{guard}
+    TorchTrainer(f, scaling_config=ray.train.ScalingConfig(num_workers=workers, use_gpu=True))
+"""
+
+
+@pytest.mark.parametrize(
+    ("module", "body", "guard", "expected"),
+    [
+        # the doggos template: a local assigned the line before, under the __main__ guard
+        ("", "    num_workers = 3", "    workers = 2", [3, 2]),
+        ("num_workers = 3\nworkers = 2", "    pass", "    pass", [3, 2]),
+        # assigned twice, augmented, or a parameter: unknown
+        ("num_workers = 3", "    num_workers = 5", "    workers = 2", [2]),
+        ("", "    num_workers = 3\n    num_workers += 1", "    workers = 2", [2]),
+        ("", "    pass", "    workers = config['n']", []),
+        ("def f(num_workers=8):\n    pass", "    pass", "    workers = 2", [2]),
+        # assigned in another function only: not this call's name
+        ("def g():\n    num_workers = 3", "    pass", "    workers = 2", [2]),
+    ],
+)  # fmt: skip
+def test_a_worker_count_bound_once_to_a_literal_is_read(
+    module: str, body: str, guard: str, expected: list[int]
+) -> None:
+    doc = read("train.py", NAMED.format(module=module, body=body, guard=guard))
+    assert [f.value for f in doc.facts if f.pointer == "/resources/world_size"] == expected

@@ -61,6 +61,45 @@ def test_gpu_resources_are_keys_not_words_in_a_string() -> None:
     )
 
 
+FLAVOR = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: hami}\n"
+GPU_POD = """\
+apiVersion: {api}
+kind: {kind}
+metadata: {{name: gpu-burn}}
+spec:
+  template:
+    spec:
+      containers:
+        - name: main
+          resources:
+            limits:
+              nvidia.com/gpu: "2"
+"""
+
+
+def test_the_kubernetes_object_named_is_the_one_that_requests_gpus() -> None:
+    """kueue's sample-hami.yaml: a ResourceFlavor, then the object asking for the GPUs. TL907
+    named the ResourceFlavor, at a line of the other document."""
+    ray = outcome("x.yaml", f"{FLAVOR}---\n{GPU_POD.format(api='ray.io/v1', kind='RayCluster')}")
+    assert isinstance(ray, Skipped) and ray.workload is not None
+    assert ray.workload.kind == "Kubernetes RayCluster (ray.io/v1)"
+    assert (ray.workload.location.line, ray.workload.evidence) == (15, "nvidia.com/gpu: 2")
+    assert ray.reason == "Kubernetes RayCluster (ray.io/v1): not a kind trainlint reads"
+
+
+def test_a_deployment_requesting_gpus_beside_other_objects_is_a_service() -> None:
+    """The same file's Deployment (apps/v1) runs gpu-burn as a service: no training run."""
+    served = outcome("x.yaml", f"{FLAVOR}---\n{GPU_POD.format(api='apps/v1', kind='Deployment')}")
+    reason = "Kubernetes Deployment (apps/v1): a service, not a training run"
+    assert served == Skipped("x.yaml", reason)
+
+
+def test_a_detectron2_config_its_format_does_not_recognise_says_so() -> None:
+    doc = outcome("config.yaml", "SOLVER:\n  IMS_PER_BATCH: 16\n")
+    assert isinstance(doc, Skipped)
+    assert doc.reason == "detectron2 config: not a config the detectron2 format recognises"
+
+
 @pytest.mark.parametrize(
     ("text", "kind"),
     [

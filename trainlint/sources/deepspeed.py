@@ -17,6 +17,7 @@ from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import JobField, describe
 from trainlint.sources.keys.deepspeed import TOP_LEVEL, ZERO
+from trainlint.sources.keys.kohya import MARKS as KOHYA_MARKS
 from trainlint.sources.structured import KeyPath, flat
 
 name = "deepspeed"
@@ -89,9 +90,18 @@ _LIKELY = {"train_batch_size", "steps_per_print", "wall_clock_breakdown", "flops
            "gradient_clipping", "fp16", "bf16", "optimizer", "scheduler"}  # fmt: skip
 
 
+# sd-scripts option names (kohya_ss GUI presets save them as JSON) DeepSpeed never writes.
+_KOHYA = frozenset(KOHYA_MARKS - _LIKELY - {"gradient_accumulation_steps"})
+# DeepSpeed writes these as blocks ({"type": ..., "params": ...}); a name is another tool's.
+_BLOCKS_ONLY = ("optimizer", "scheduler")
+
+
 def recognise(file: Input) -> float:
     """ZeRO or per-GPU micro-batch keys are DeepSpeed's own; otherwise two of its usual keys,
-    more surely when ``fp16``/``bf16``/``optimizer`` are blocks, as only DeepSpeed writes them."""
+    more surely when ``fp16``/``bf16``/``optimizer`` are blocks, as only DeepSpeed writes them.
+    ``optimizer``/``scheduler`` given as a name are no DeepSpeed key, and a file with three of
+    sd-scripts' option names (a kohya_ss GUI preset: ``"optimizer": "AdamW"``,
+    ``"mixed_precision"``, ``"network_dim"``) is not DeepSpeed's."""
     if file.suffix != "json":
         return 0.0
     data = file.mapping
@@ -99,7 +109,9 @@ def recognise(file: Input) -> float:
         return 0.95
     if _is_bert_schedule(data):
         return 0.6
-    if len(set(data) & _LIKELY) < 2:
+    likely = {key for key in set(data) & _LIKELY
+              if key not in _BLOCKS_ONLY or isinstance(data[key], dict)}  # fmt: skip
+    if len(likely) < 2 or len(set(data) & _KOHYA) >= 3:
         return 0.0
     blocks = [
         key for key in ("fp16", "bf16", "optimizer", "scheduler") if isinstance(data.get(key), dict)

@@ -32,7 +32,7 @@ from trainlint.sources.base import Document, DocumentDefault, Fact, Input, Refer
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Flags, Format
 from trainlint.sources.base.table import JobField, facts_for
-from trainlint.sources.keys.kohya import KNOWN_KEYS
+from trainlint.sources.keys.kohya import KNOWN_KEYS, MARKS
 from trainlint.sources.structured import Tree
 from trainlint.sources.structured.toml import load_toml
 
@@ -135,14 +135,6 @@ def _tree(text: str) -> Tree:
     return load_toml(text)
 
 
-_MARKS = frozenset({
-    "pretrained_model_name_or_path", "network_module", "network_dim", "save_every_n_epochs",
-    "save_every_n_steps", "max_train_epochs", "train_batch_size", "optimizer_type",
-    "save_model_as", "output_name", "max_data_loader_n_workers", "dataset_config",
-    "mixed_precision", "cache_latents", "sdpa", "xformers", "network_alpha",
-})  # fmt: skip
-
-
 def _flattened(tree: Tree) -> dict[str, tuple[Any, tuple[str, ...]]]:
     """Option → (value, its key path): sections merged as ``read_config_from_file`` does."""
     found: dict[str, tuple[Any, tuple[str, ...]]] = {}
@@ -174,7 +166,7 @@ def recognise(file: Input) -> float:
     tree = _tree(file.text)  # raises SourceError (TL901) when invalid
     if _is_dataset_config(tree.data):
         return 0.9
-    return 0.9 if len(_MARKS & set(_flattened(tree))) >= 3 else 0.0
+    return 0.9 if len(MARKS & set(_flattened(tree))) >= 3 else 0.0
 
 
 def parse(file: Input) -> Document:

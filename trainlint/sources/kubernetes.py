@@ -138,6 +138,7 @@ def keys() -> dict[str, list[str]]:
         "containers[].resources.limits[google.com/tpu]": gpus,
         "nodeSelector: cloud.google.com/gke-tpu-accelerator": ["/resources/gpu/model"],
         "spec.queue (Volcano Job), metadata.labels[kueue.x-k8s.io/queue-name]": ["/tags/queue"],
+        "kind (VolcanoJob for a batch.volcano.sh Job)": ["/resources/scheduler_kind"],
         "nodeSelector / required nodeAffinity: nvidia.com/gpu.product, "
         "cloud.google.com/gke-accelerator, ...": ["/resources/gpu/model"],
         "nodeSelector: cloud.google.com/gke-spot, karpenter.sh/capacity-type, ...": [
@@ -226,10 +227,11 @@ QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
 
 def _scheduling(kind: str, spec: At, file: str) -> list[Fact]:
-    """The queue the job is charged to (Volcano ``spec.queue``, Kueue's queue-name label) as
+    """The kind (``/resources/scheduler_kind``: where its time limit goes differs by kind), the
+    queue the job is charged to (Volcano ``spec.queue``, Kueue's queue-name label) as
     ``/tags/queue``; a JobSet's child-Job deadline, or the pods' deadline of a Volcano Job
     (which has none of its own), as its time limit."""
-    facts = []
+    facts = [Fact("/resources/scheduler_kind", kind, At(spec.tree, ("kind",)).location(file))]
     queue = spec.child("queue") if kind == VOLCANO_JOB else None
     for where in ("labels", "annotations"):  # Kueue's label; its annotation before v0.6
         if queue is None or queue.text is None:

@@ -9,26 +9,31 @@ with no GPU or TPU resource is a CPU job ("none"). Ray places workers on any nod
 script states no GPUs per node nor a node count. ``CheckpointConfig(num_to_keep=K)`` is the
 checkpoints kept; its ``checkpoint_frequency`` is left out, as Ray ignores it for trainers that
 run a user's loop (they save when the loop calls ``ray.train.report(checkpoint=...)``).
+``accelerator_type="T4"`` is the GPU every worker requires (the catalog's names; Ray's ``A100``,
+``V100`` and ``H100`` span parts of different memory or speed, so they give no model).
 ``RunConfig(name=...)`` names the run. A Ray trainer built outside any ``if`` is a training
-launch: the script roots a job when nothing launches it. Only literal keyword values count:
-a name or a call (``num_workers=args.workers``) is unknown. Everything the generic Python
-reader finds in the same file (a DeepSpeed dict, ``TrainingArguments``, ``os.environ``) is
-kept.
+launch: the script roots a job when nothing launches it. Only literal keyword values count,
+and a name bound once in the file by ``n = 2`` at module level (or under the ``__main__``
+guard) or earlier in the function that builds the config; a call or an attribute
+(``num_workers=args.workers``) is unknown. Everything the generic Python reader finds in the
+same file (a DeepSpeed dict, ``TrainingArguments``, ``os.environ``) is kept.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
+from trainlint.catalog import resolve_gpu
 from trainlint.sources import python_code
 from trainlint.sources.base import Document, Fact, Input, Role
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.python.calls import Context
 from trainlint.sources.python.literal import UNKNOWN, literal
+from trainlint.sources.python.walk import is_main_guard
 from trainlint.sources.structured import MAX_BYTES
 
 name = "ray-train"
@@ -49,14 +54,14 @@ def recognise(file: Input) -> float:
 
 
 def parse(file: Input) -> Document:
-    doc, _, ctx = python_code.extended(file, name, recognise(file), role)
-    doc.facts = [*doc.facts, *ray_facts(ctx)]
+    doc, tree, ctx = python_code.extended(file, name, recognise(file), role)
+    doc.facts = [*doc.facts, *ray_facts(ctx, tree)]
     doc.launches_training = _trains(ctx)
     doc.purpose = doc.purpose if doc.purpose and "pytest" in doc.purpose else None
     return doc
 
 
-def ray_facts(ctx: Context) -> list[Fact]:
+def ray_facts(ctx: Context, tree: ast.Module) -> list[Fact]:
     """The facts of every unconditional Ray config call, in source order."""
     facts: list[Fact] = []
     for call, conditional in ctx.scan.calls:
@@ -64,7 +69,7 @@ def ray_facts(ctx: Context) -> list[Fact]:
         if conditional or last not in _CALLS:
             continue
         if last == "ScalingConfig":
-            facts += _scaling(ctx, call)
+            facts += _scaling(ctx, call, tree)
         elif last == "CheckpointConfig":
             facts += _keyword_fact(ctx, call, "num_to_keep", "/checkpoint/keep_last", n.to_int)
         else:
@@ -94,8 +99,8 @@ def _keyword_fact(
     return [Fact(pointer, value, ctx.at(kw))] if kw is not None and value is not None else []
 
 
-def _scaling(ctx: Context, call: ast.Call) -> list[Fact]:
-    """Workers x accelerators per worker; the accelerator kind; a CPU job."""
+def _scaling(ctx: Context, call: ast.Call, tree: ast.Module) -> list[Fact]:
+    """Workers x accelerators per worker; the accelerator kind and model; a CPU job."""
     keywords = _keywords(call)
     per_worker = _per_worker(keywords.get("resources_per_worker"))
     if per_worker is None:
@@ -105,12 +110,74 @@ def _scaling(ctx: Context, call: ast.Call) -> list[Fact]:
     if kind is None:
         return []
     where = ctx.at(keywords.get("use_tpu" if kind == "tpu" else "use_gpu") or call)
-    facts = [Fact("/resources/accelerator", kind, where)]
+    facts = [Fact("/resources/accelerator", kind, where), *_model(ctx, keywords, kind)]
     workers_kw = keywords.get("num_workers")
-    workers = n.positive_int(literal(workers_kw.value)) if workers_kw is not None else None
-    if workers is not None and workers_kw is not None and count is not None:
-        facts.append(Fact("/resources/world_size", workers * count, ctx.at(workers_kw)))
+    stated = _stated(tree, call, workers_kw.value) if workers_kw is not None else None
+    workers = n.positive_int(literal(stated)) if stated is not None else None
+    if workers is not None and workers_kw is not None and stated is not None and count:
+        at = workers_kw if stated is workers_kw.value else stated
+        facts.append(Fact("/resources/world_size", workers * count, ctx.at(at)))
     return facts
+
+
+# Ray's names for a family of parts the catalog tells apart (A100 40/80 GB, V100 16/32 GB,
+# H100 SXM/PCIe): a worker of any of them qualifies, so the model is not known.
+_FAMILIES = frozenset({"A100", "V100", "H100"})
+
+
+def _model(ctx: Context, keywords: dict[str, ast.keyword], kind: str) -> list[Fact]:
+    """``accelerator_type="T4"``: the part every worker requires (``ray.util.accelerators``
+    names), through the catalog's names."""
+    kw = keywords.get("accelerator_type")
+    value = n.to_str(literal(kw.value)) if kw is not None and kind != "none" else None
+    spec = resolve_gpu(value) if value and value.strip().upper() not in _FAMILIES else None
+    if spec is None or kw is None:
+        return []
+    where = ctx.at(kw)
+    return [Fact("/resources/gpu/model", spec.name, where),
+            Fact("/resources/gpu/memory_bytes", spec.memory_bytes, where)]  # fmt: skip
+
+
+def _stated(tree: ast.Module, call: ast.Call, value: ast.expr) -> ast.expr | None:
+    """The expression a keyword's value states: itself, or for a name bound once in the file,
+    by ``n = <expr>`` at module level or in the body of the function holding ``call`` (before
+    it), that expression. Any other binding (a second assignment, ``+=``, a loop, a parameter,
+    an import of that name) leaves it unknown."""
+    if not isinstance(value, ast.Name):
+        return value
+    bound = [node for node in ast.walk(tree) if _binds(node, value.id)]
+    if len(bound) != 1:
+        return None
+    for scope, body in _scopes(tree):
+        for stmt in body:
+            if isinstance(stmt, ast.Assign) and stmt.targets == bound:
+                inside = scope is tree or any(node is call for node in ast.walk(scope))
+                return stmt.value if inside and stmt.lineno < call.lineno else None
+    return None
+
+
+def _scopes(tree: ast.Module) -> Iterator[tuple[ast.AST, list[ast.stmt]]]:
+    """The module's statements (with those of its ``__main__`` guard), then each function's."""
+    guards = [s for s in tree.body if isinstance(s, ast.If) and is_main_guard(s.test)]
+    yield tree, [*tree.body, *(stmt for guard in guards for stmt in guard.body)]
+    for node in ast.walk(tree):
+        if isinstance(node, _FUNCTIONS):
+            yield node, node.body
+
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _binds(node: ast.AST, name: str) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id == name and not isinstance(node.ctx, ast.Load)
+    if isinstance(node, ast.arg):
+        return node.arg == name
+    if isinstance(node, ast.alias):
+        return (node.asname or node.name.split(".")[0]) == name
+    if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
+        return node.name == name
+    return isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names
 
 
 def _flag(kw: ast.keyword | None) -> bool | None:
@@ -151,6 +218,7 @@ def keys() -> dict[str, list[str]]:
     return {
         "ScalingConfig(num_workers=, use_gpu=, use_tpu=, resources_per_worker={GPU|TPU: n})": [
             "/resources/world_size", "/resources/accelerator"],
+        "ScalingConfig(accelerator_type=)": ["/resources/gpu/model", "/resources/gpu/memory_bytes"],
         "CheckpointConfig(num_to_keep=)": ["/checkpoint/keep_last"],
         "RunConfig(name=)": ["/name"],
         "(everything the python format reads in the same file)": [],

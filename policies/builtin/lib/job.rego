@@ -20,3 +20,14 @@ gpu := input.estimates.gpu if is_string(input.estimates.gpu)
 else := input.resources.gpu.model if is_string(input.resources.gpu.model)
 
 _guessed_world if input.estimates.sources.gpus == "default"
+
+# What the job's accelerators are called in a message: TPU chips for a TPU job (a JobSet of
+# TPU slices, Ray use_tpu), else GPUs.
+tpu if input.resources.accelerator == "tpu"
+
+unit := "TPU chip" if tpu
+else := "GPU"
+
+# The accelerator's family, as in "TPU spend", "TPU type unknown".
+family := "TPU" if tpu
+else := "GPU"

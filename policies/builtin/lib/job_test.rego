@@ -18,3 +18,10 @@ test_undefined_when_unknown if {
 	not world_size with input as {"resources": {"world_size": null}}
 	not gpu with input as {}
 }
+
+test_a_tpu_job_counts_tpu_chips if {
+	unit == "TPU chip" with input as {"resources": {"accelerator": "tpu"}}
+	family == "TPU" with input as {"resources": {"accelerator": "tpu"}}
+	unit == "GPU" with input as {"resources": {"accelerator": "gpu"}}
+	family == "GPU" with input as {}
+}

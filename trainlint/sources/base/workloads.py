@@ -229,22 +229,35 @@ def _span(file: Input, tree: Tree, path: tuple[str | int, ...]) -> Location:
 
 def _kubernetes(file: Input) -> Skipped | None:
     """A Kubernetes object the kubernetes format does not read (RayCluster, Notebook...): a
-    workload when it requests GPUs, else a plain skip naming its kind."""
-    kinds = [
-        (str(t.data["kind"]), str(t.data.get("apiVersion", "")))
-        for t in _trees(file)
-        if isinstance(t.data, dict) and "kind" in t.data and "apiVersion" in t.data
+    workload when it requests GPUs, else a plain skip naming its kind. In a file of several
+    documents the one that requests GPUs is named (not the file's first, a ResourceFlavor
+    before the Deployment that asks for the GPUs); a service (Deployment, InferenceService)
+    is no training run, so it is a workload only where another document trains."""
+    objects = [
+        (tree, _named(tree.data))
+        for tree in _trees(file)
+        if isinstance(tree.data, dict) and "kind" in tree.data and "apiVersion" in tree.data
     ]
-    if not kinds:
+    if not objects:
         return None
-    kind, api = kinds[0]
-    named = f"Kubernetes {kind} ({api})" if api else f"Kubernetes {kind}"
-    workload = gpu_request(file, named)
-    if workload is None:
-        return Skipped(file.path, f"{named}: requests no GPUs")
-    if _NOT_TRAINING_KIND.search(kind):
-        return Skipped(file.path, f"{named}: a service, not a training run")
+    requests = [(named, found) for tree, named in objects
+                if (found := _tree_gpu_request(file, tree, named)) is not None]  # fmt: skip
+    if not requests:
+        return Skipped(file.path, f"{objects[0][1]}: requests no GPUs")
+    training = [(named, found) for named, found in requests if not _serves(named)]
+    if not training:
+        return Skipped(file.path, f"{requests[0][0]}: a service, not a training run")
+    named, workload = training[0]
     return Skipped(file.path, f"{named}: not a kind trainlint reads", workload)
+
+
+def _named(data: dict[str, Any]) -> str:
+    kind, api = str(data["kind"]), str(data.get("apiVersion", ""))
+    return f"Kubernetes {kind} ({api})" if api else f"Kubernetes {kind}"
+
+
+def _serves(named: str) -> bool:
+    return bool(_NOT_TRAINING_KIND.search(named.split(" ")[1]))
 
 
 @dataclass(frozen=True)
@@ -254,6 +267,7 @@ class _Signature:
     kind: str
     test: Callable[[dict[str, Any]], bool]
     at: tuple[str, ...]
+    format: str | None = None  # the format that reads this tool's configs, when one does
 
 
 def _has(data: dict[str, Any], *keys: str) -> bool:
@@ -270,6 +284,7 @@ _SIGNATURES = (
         "detectron2 config",
         lambda d: "SOLVER" in d or ("_BASE_" in d and ("MODEL" in d or "INPUT" in d)),
         ("SOLVER", "IMS_PER_BATCH"),
+        "detectron2",
     ),
     _Signature(
         "DINOv2 / SSL training config",
@@ -291,9 +306,17 @@ def _foreign_config(file: Input) -> Skipped | None:
         if signature.test(data):
             where = _span(file, trees[0], signature.at)
             evidence = ".".join(signature.at)
-            reason = f"{signature.kind}: a format trainlint does not read yet"
+            reason = f"{signature.kind}: {_unread(signature.format)}"
             return Skipped(file.path, reason, UnsupportedWorkload(signature.kind, where, evidence))
     return None
+
+
+def _unread(format_name: str | None) -> str:
+    """Why a known tool's config is not read: no format reads the tool, or its format did not
+    recognise this file (detectron2, OpenMMLab and SpeechBrain have formats)."""
+    if format_name is None:
+        return "a format trainlint does not read yet"
+    return f"not a config the {format_name} format recognises"
 
 
 _HYPERPYYAML = re.compile(r"!(?:new|apply|name):|!ref\s")
@@ -310,7 +333,7 @@ def _hyperpyyaml(file: Input) -> Skipped | None:
     line = file.text.count("\n", 0, epochs.start()) + 1
     kind = "SpeechBrain HyperPyYAML hparams"
     where = Location(file=file.path, line=line, column=1)
-    reason = f"{kind}: a format trainlint does not read yet"
+    reason = f"{kind}: {_unread('speechbrain')}"
     return Skipped(file.path, reason, UnsupportedWorkload(kind, where, epochs.group(1)))
 
 
@@ -329,7 +352,7 @@ def _mmengine(file: Input) -> Skipped | None:
     line = file.text.count("\n", 0, match.start()) + 1
     kind = "OpenMMLab (MMEngine) config"
     where = Location(file=file.path, line=line, column=1)
-    reason = f"{kind}: a format trainlint does not read yet"
+    reason = f"{kind}: {_unread('mmengine')}"
     return Skipped(
         file.path, reason, UnsupportedWorkload(kind, where, match.group(0).split("=")[0].strip())
     )
@@ -377,12 +400,19 @@ def _unmapped_config(file: Input) -> Skipped | None:
 def gpu_request(file: Input, kind: str = "GPU resource request") -> UnsupportedWorkload | None:
     """A structured file that requests GPUs from a device plugin: a key ``nvidia.com/gpu``
     (not the same words inside a string, such as a test case's embedded manifest)."""
-    trees = _trees(file)
-    for tree in trees:
-        for path, value in tree.items():
-            if path and _GPU_KEY.fullmatch(str(path[-1])) and value not in (0, "0", None):
-                evidence = f"{path[-1]}: {value}"
-                return UnsupportedWorkload(kind, _span(file, tree, path), evidence)
+    for tree in _trees(file):
+        found = _tree_gpu_request(file, tree, kind)
+        if found is not None:
+            return found
+    return None
+
+
+def _tree_gpu_request(file: Input, tree: Tree, kind: str) -> UnsupportedWorkload | None:
+    """The first GPU request of one document."""
+    for path, value in tree.items():
+        if path and _GPU_KEY.fullmatch(str(path[-1])) and value not in (0, "0", None):
+            evidence = f"{path[-1]}: {value}"
+            return UnsupportedWorkload(kind, _span(file, tree, path), evidence)
     return None
 
 

@@ -106,3 +106,11 @@ vgg16_guidance_scale wandb_api_key wandb_run_name weighted_captions weighting_sc
 width working_device xformers zero3_init_flag zero3_save_16bit_model zero_stage
 zero_terminal_snr"""
 )
+
+# Names distinctive of sd-scripts' options: three of them mark a file of its options.
+MARKS = frozenset({
+    "pretrained_model_name_or_path", "network_module", "network_dim", "save_every_n_epochs",
+    "save_every_n_steps", "max_train_epochs", "train_batch_size", "optimizer_type",
+    "save_model_as", "output_name", "max_data_loader_n_workers", "dataset_config",
+    "mixed_precision", "cache_latents", "sdpa", "xformers", "network_alpha",
+})  # fmt: skip

@@ -52,13 +52,13 @@ def _walk(tree: ast.Module) -> Iterator[tuple[ast.AST, bool]]:
         node, conditional = stack.pop()
         yield node, conditional
         inner = conditional or isinstance(node, ast.IfExp)
-        if isinstance(node, ast.If) and not _is_main_guard(node.test):
+        if isinstance(node, ast.If) and not is_main_guard(node.test):
             inner = True
         children = list(ast.iter_child_nodes(node))
         stack.extend((child, inner) for child in reversed(children))
 
 
-def _is_main_guard(test: ast.expr) -> bool:
+def is_main_guard(test: ast.expr) -> bool:
     return (
         isinstance(test, ast.Compare)
         and isinstance(test.left, ast.Name)
