@@ -18,13 +18,14 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from trainlint import cache as caching
 from trainlint import engine as engines
 from trainlint import suppress
 from trainlint.assemble import assemble
 from trainlint.config import Configs, RepoConfig, project_root, run_config
 from trainlint.conftest_compat import FileMode, FileModeOptions, conftest_rule_ids
 from trainlint.conftest_input import InputError
-from trainlint.discover import discover
+from trainlint.discover import Candidates, discover
 from trainlint.errors import ConfigError, PolicyError
 from trainlint.estimate import EstimateParams, RuleLimits, estimate
 from trainlint.files import outcomes, unsupported_input
@@ -97,6 +98,15 @@ class CheckOptions:
     approved_by: Sequence[str] | None = None
     """Who the CI platform verified approved the change; a waiver of a locked rule then counts
     only when its approver is among them. None: the platform said nothing."""
+    cache: bool = False
+    """Reuse and keep the work of earlier runs (``trainlint.cache``) in ``cache_dir``, else
+    the config's ``cache-dir``, else ``.trainlint_cache`` in the project root; the report
+    is the same with or without it."""
+    cache_dir: Path | None = None
+    changed: Sequence[Path] | None = None
+    """Changed files (absolute; ``--changed``, the pre-commit hook): only the jobs that
+    include one of them are evaluated and reported, and only these files' workloads (TL907);
+    a changed repo config keeps every job. None: every job."""
 
 
 UNUSED_SUPPRESSION = "unused_suppression"  # TL905's package: it runs after the others
@@ -156,6 +166,13 @@ class Loaded:
     files: list[FileOutcome]
     documents: Documents
     """Every file read, by resolved path (the workspace's): where suppressions find comments."""
+    scope: str = ""
+    """The cache's name for these paths from this root (``trainlint.cache``; "": no cache)."""
+    inputs: dict[str, str] = dataclasses.field(default_factory=dict)
+    """Each job's Rego input digest, by job id, when the run keeps a cache: its evaluation's
+    key, kept with a cached load so a warm run does not serialize every job again."""
+    measured: list[Path] = dataclasses.field(default_factory=list)
+    """The folders the jobs' probe measurements were looked for in."""
 
 
 def load(  # noqa: PLR0913 - the library call: paths, pack, config, then keyword-only options
@@ -166,35 +183,107 @@ def load(  # noqa: PLR0913 - the library call: paths, pack, config, then keyword
     workers: int | None = None,
     exclude: Sequence[Path] = (),
     root: Path | None = None,
+    cache: caching.Cache | None = None,
 ) -> Loaded:
     """Discover, parse and assemble the jobs under ``paths``, with their estimates filled
     from the pack's ``params.estimate`` assumptions, their suggestions within its rules'
     thresholds (``RuleLimits``). Files are parsed in ``workers``
     processes (default: ``parallel.worker_count``'s choice for the number of files);
     ``exclude`` names trainlint's own files (the report being written, the baseline).
-    Paths in the result are relative to ``root`` (default: ``config.project_root``)."""
+    Paths in the result are relative to ``root`` (default: ``config.project_root``);
+    ``cache`` serves what an earlier run already did (``trainlint.cache``)."""
     _refuse_missing(paths)
     configs = config if isinstance(config, Configs) else Configs(config or run_config(paths))
     pack = pack or load_policy(configs.run).pack
     own = [Path(os.path.abspath(path)) for path in exclude]
     with at_root(root or project_root(paths, configs.run), paths) as local:
-        return _load(local, pack, configs, workers, own)
+        run = _Run(pack, configs, workers, own, cache)
+        return _load(local, run)
 
 
-def _load(
-    paths: Sequence[Path], pack: Pack, configs: Configs, workers: int | None, own: Sequence[Path]
-) -> Loaded:
-    """``load`` from the project root, ``paths`` named from it; ``own``: trainlint's files."""
-    params, limits = EstimateParams.of(pack.data, pack.name), RuleLimits.of(pack.data)
-    found = discover(paths, exclude=own)
-    space = Workspace(config=configs.run, configs=configs)
-    read_documents(found, space, worker_count(len(found), workers))
+@dataclass(frozen=True)
+class _Run:
+    """What ``_load`` loads with: the pack, each file's config, the worker processes,
+    trainlint's own files (never input) and the cache (None: none)."""
+
+    pack: Pack
+    configs: Configs
+    workers: int | None
+    own: Sequence[Path]
+    cache: caching.Cache | None = None
+
+
+def _load(paths: Sequence[Path], run: _Run) -> Loaded:
+    """``load`` from the project root, ``paths`` named from it: a cached load whose files
+    are unchanged, else parse, assemble and estimate (what is unchanged from the cache)."""
+    found = discover(paths, exclude=run.own)
+    if run.cache is None:
+        return _load_found(found, run, None)
+    scope = caching.digest(os.getcwd(), *map(str, paths))
+    parts = [*map(str, found), repr(found.unread), repr(found.roots), *map(str, run.own)]
+    memo = caching.RunMemo(run.cache, scope, caching.digest(*parts, _pack_key(run.pack)))
+    hit = memo.get()
+    if isinstance(hit, Loaded):
+        return hit
+    loaded = _load_found(found, run, scope)
+    loaded.inputs = {job.id: caching.data_digest(job.as_input()) for job in loaded.jobs}
+    memo.put(caching.load_dependencies(loaded.documents, run.configs, loaded.measured), loaded)
+    return loaded
+
+
+def _pack_key(pack: Pack) -> str:
+    return caching.pack_digest(pack.modules, pack.data)
+
+
+def _load_found(found: Candidates, run: _Run, scope: str | None) -> Loaded:
+    """Parse, assemble and estimate the ``found`` candidates; with a cache (``scope``), the
+    documents and estimates of unchanged files and jobs come from it."""
+    space = Workspace(config=run.configs.run, configs=run.configs)
+    tables = _Tables.of(run.cache, scope)
+    misses = caching.fill_documents(tables.documents, found, space) if tables else {}
+    read_documents(found, space, worker_count(len(misses) if tables else len(found), run.workers))
     jobs = assemble(found, space)
-    for folder, measured in _by_measurement_root(jobs, configs).items():  # estimates use them
-        attach_measurements(measured, folder)
+    measured = _by_measurement_root(jobs, run.configs)
+    for folder, measured_jobs in measured.items():  # estimates use them
+        attach_measurements(measured_jobs, folder)
+    _estimate_all(jobs, run.pack, tables.estimates if tables else None)
+    if tables:
+        caching.store_documents(tables.documents, found, space, misses)
+    loaded = Loaded(jobs, outcomes(found, space, jobs), space.documents, scope or "")
+    loaded.measured = list(measured)
+    return loaded
+
+
+@dataclass(frozen=True)
+class _Tables:
+    """The cache's documents and estimates of one scope."""
+
+    documents: caching.Table
+    estimates: caching.Table
+
+    @classmethod
+    def of(cls, cache: caching.Cache | None, scope: str | None) -> _Tables | None:
+        if cache is None or scope is None:
+            return None
+        return cls(caching.Table(cache, "document", scope), caching.Table(cache, "estimate", scope))
+
+
+def _estimate_all(jobs: Sequence[Job], pack: Pack, table: caching.Table | None) -> None:
+    """Fill each job's estimates: from ``table`` when the same job was estimated with the
+    same pack data before."""
+    params, limits = EstimateParams.of(pack.data, pack.name), RuleLimits.of(pack.data)
+    salt = caching.data_digest(pack.data)
     for job in jobs:
+        key = caching.digest(salt, job.model_dump_json()) if table is not None else ""
+        cached = table.get(key) if table is not None else None
+        if cached is not None:
+            job.estimates = cached
+            continue
         job.estimates = estimate(job, params, limits)
-    return Loaded(jobs, outcomes(found, space, jobs), space.documents)
+        if table is not None:
+            table.put(key, job.estimates)
+    if table is not None:
+        table.save()
 
 
 def _by_measurement_root(jobs: Sequence[Job], configs: Configs) -> dict[Path, list[Job]]:
@@ -240,8 +329,10 @@ def check(paths: Sequence[Path], options: CheckOptions | None = None) -> Report:
     plan = _plan(paths, options)
     own = [*options.exclude, *([plan.baseline] if plan.baseline is not None else [])]
     loaded = load(paths, plan.pack, plan.configs, workers=options.workers, exclude=own,
-                  root=plan.root)  # fmt: skip
+                  root=plan.root, cache=plan.cache)  # fmt: skip
     with working_directory(plan.root):  # where the report's paths are relative to
+        if options.changed is not None:
+            loaded = _including(loaded, options.changed)
         plan = _nested_configs(plan, loaded.files)
         report = _evaluate(loaded, plan, options)
         if plan.files is not None:
@@ -251,6 +342,19 @@ def check(paths: Sequence[Path], options: CheckOptions | None = None) -> Report:
     report.findings.sort(key=sort_key)
     report.root = plan.root
     return report
+
+
+def _including(loaded: Loaded, changed: Sequence[Path]) -> Loaded:
+    """The jobs that include one of the ``changed`` files, and those files' outcomes: what
+    ``--changed`` reports. A changed repo config can change every job: all are kept."""
+    from trainlint.config import CONFIG_FILES
+
+    if any(path.name in CONFIG_FILES for path in changed):
+        return loaded
+    names = {display(path) for path in changed}
+    jobs = [job for job in loaded.jobs if any(s.path in names for s in job.sources)]
+    files = [outcome for outcome in loaded.files if outcome.path in names]
+    return Loaded(jobs, files, loaded.documents)
 
 
 @dataclass(frozen=True)
@@ -273,6 +377,8 @@ class RunPlan:
     """The project root (``config.project_root``): every path reported is relative to it."""
     files: FileMode | None = None
     """Conftest mode's policies, compiled once (``--conftest``)."""
+    cache: caching.Cache | None = None
+    """The persistent cache (``CheckOptions.cache``); None: every run starts afresh."""
 
     @property
     def config(self) -> RepoConfig:
@@ -362,7 +468,18 @@ def _plan(paths: Sequence[Path], options: CheckOptions) -> RunPlan:
     root = options.root or (project_root(paths, config) if paths else Path.cwd())
     root = Path(os.path.abspath(root))
     return RunPlan(configs, policy, selectors, tuple(conftest), known, violations, engine,
-                   baseline, root, files)  # fmt: skip
+                   baseline, root, files, _cache(options, config, root))  # fmt: skip
+
+
+def _cache(options: CheckOptions, config: RepoConfig, root: Path) -> caching.Cache | None:
+    """The cache a run keeps (``CheckOptions.cache``): ``cache_dir``, else the config's
+    ``cache-dir`` (relative to the config), else ``.trainlint_cache`` in the project root."""
+    if not options.cache:
+        return None
+    folder = options.cache_dir
+    if folder is None:
+        folder = config.root / config.cache_dir if config.cache_dir else root / caching.CACHE_DIR
+    return caching.Cache.open(Path(os.path.abspath(folder)))
 
 
 def _nested_configs(plan: RunPlan, files: Sequence[FileOutcome]) -> RunPlan:
@@ -407,7 +524,7 @@ def _evaluate(loaded: Loaded, plan: RunPlan, options: CheckOptions) -> Report:
     params = plan.pack.data.get("trainlint", {}).get("params", {})
     report = Report(jobs=loaded.jobs, rules=running, params=params, files=loaded.files)
     reported = {_package(rule) for rule in running if _package(rule) not in GOVERNANCE}
-    for job, evaluation in zip(report.jobs, _evaluations(report.jobs, plan, options), strict=True):
+    for job, evaluation in zip(report.jobs, _evaluations(loaded, plan, options), strict=True):
         if evaluation.error is not None:
             report.errors.append(RunError(job=job.id, message=evaluation.error))
         else:
@@ -419,14 +536,52 @@ def _evaluate(loaded: Loaded, plan: RunPlan, options: CheckOptions) -> Report:
     return report
 
 
-def _evaluations(jobs: Sequence[Job], plan: RunPlan, options: CheckOptions) -> list[Evaluation]:
-    """Each job's evaluation, in ``workers`` processes unless the engine is a server."""
+def _evaluations(loaded: Loaded, plan: RunPlan, options: CheckOptions) -> list[Evaluation]:
+    """Each job's evaluation, in ``workers`` processes unless the engine is a server; from
+    the cache for a job whose input was evaluated before with the same pack and engine."""
+    jobs = loaded.jobs
     remote = engines.ENGINES[options.engine_name].remote  # one server: requests stay in order
     count = 1 if remote else worker_count(len(jobs), options.workers)
     spec = EvaluationSpec(
         options.engine_name, plan.pack, options.namespaces, options.all_namespaces
     )
-    return evaluate_jobs(spec, jobs, count, plan.engine)
+    if plan.cache is None or remote or not caching.deterministic(plan.pack.modules):
+        return evaluate_jobs(spec, jobs, count, plan.engine)
+    return _memoized_evaluations(spec, loaded, plan, options)
+
+
+def _memoized_evaluations(
+    spec: EvaluationSpec, loaded: Loaded, plan: RunPlan, options: CheckOptions
+) -> list[Evaluation]:
+    """``evaluate_jobs`` for the jobs whose input no run evaluated before (one evaluation
+    for jobs of the same input), the rest from the cache; errors are never stored (a
+    timeout may pass next time)."""
+    assert plan.cache is not None
+    salt = caching.digest(spec.engine_name, _pack_key(plan.pack), *spec.namespaces,
+                          str(spec.all_namespaces))  # fmt: skip
+    table = caching.Table(plan.cache, "evaluation", loaded.scope or "-")
+    jobs = loaded.jobs
+    keys = [_input_key(salt, job, loaded.inputs) for job in jobs]
+    found: dict[str, Evaluation] = {}
+    for key in keys:
+        cached = table.get(key)
+        if isinstance(cached, Evaluation):
+            found[key] = cached
+    todo = {key: job for key, job in zip(keys, jobs, strict=True) if key not in found}
+    count = worker_count(len(todo), options.workers)
+    fresh = evaluate_jobs(spec, list(todo.values()), count, plan.engine)
+    for key, evaluation in zip(todo, fresh, strict=True):
+        found[key] = evaluation
+        if evaluation.error is None:
+            table.put(key, evaluation)
+    table.save(prune=options.changed is None)
+    return [found[key] for key in keys]
+
+
+def _input_key(salt: str, job: Job, inputs: dict[str, str]) -> str:
+    """A job's evaluation key: its input's digest (the load's, else made now) under ``salt``."""
+    known = inputs.get(job.id)
+    return caching.digest(salt, known or caching.data_digest(job.as_input()))
 
 
 def _job_findings(

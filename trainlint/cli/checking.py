@@ -20,6 +20,7 @@ from trainlint.cli.base import (
     main,
     split_values,
 )
+from trainlint.cli.watching import cache_folder, changed_files, refuse_with_diff, watch_and_check
 from trainlint.errors import ConfigError
 from trainlint.parallel import THRESHOLD as PARALLEL_THRESHOLD
 from trainlint.report import names as report_names
@@ -229,6 +230,24 @@ def print_text(console: Console, text: str) -> None:
     help="Report GPU workloads trainlint does not understand (TL907) as errors, for gates "
     "that want every workload checked.",
 )
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Neither read nor write the cache (.trainlint_cache in the project root, or the "
+    "config's cache-dir); the report is the same either way.",
+)
+@click.option(
+    "--changed",
+    is_flag=True,
+    help="PATHS are changed files (pre-commit passes them): check the jobs that include any "
+    "of them, read from the whole project (the rest comes from the cache).",
+)
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="Check again whenever a file under PATHS changes, clearing the screen; Ctrl-C stops "
+    "(needs trainlint[watch]).",
+)
 @handle_errors
 def check(  # noqa: PLR0913 - a click command: one parameter per option
     paths: tuple[Path, ...],
@@ -256,6 +275,9 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     config_file: Path | None = None,
     rego_v0: bool = False,
     conftest_dir: Path | None = None,
+    no_cache: bool = False,
+    changed: bool = False,
+    watch: bool = False,
 ) -> None:
     """Check the training jobs under PATHS (default: the current directory). A click command
     takes each option as a parameter; the check's own go into one ``CheckOptions``."""
@@ -278,6 +300,7 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
         conftest=conftest_dir.resolve() if conftest_dir else None,  # same policies in --diff
     )  # fmt: skip
     if diff_base is not None:
+        refuse_with_diff(changed=changed, watch=watch)
         if write_baseline is not None or config_file is not None:
             flag = "--write-baseline" if write_baseline is not None else "--config"
             raise ConfigError(f"{flag} cannot be combined with --diff (each revision is "
@@ -285,7 +308,15 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
         sys.exit(_exit_code(check_diff(targets, diff_base, options, out, threshold), exit_zero))
     own = [p for p in (output, write_baseline, baseline) if p is not None]
     own += [path for _, path in out.also]
-    report = run_check(targets, replace(options, config=config, exclude=own))
+    options = replace(options, config=config, exclude=own, cache=not no_cache)
+    if changed:
+        targets, options = changed_files(targets, options)
+    if watch:
+        ignored = [*own, *([cache_folder(config)] if config.cache_dir else [])]
+        watch_and_check(
+            targets, ignored, lambda: _report(run_check(targets, options), out, threshold)
+        )
+    report = run_check(targets, options)
     if write_baseline is not None:
         sys.exit(_write_baseline(report, write_baseline))
     sys.exit(_exit_code(_report(report, out, threshold), exit_zero))
