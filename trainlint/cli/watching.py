@@ -29,6 +29,11 @@ WATCHING = "trainlint: watching for changes (Ctrl-C stops)"
 """Printed to stderr after each report of ``--watch``: where one report ends."""
 
 
+STARTED_MS = 200
+"""How soon after the watcher starts the first check runs (watchfiles yields nothing until
+a change or this timeout): the watcher is running before anything is read."""
+
+
 def refuse_with_diff(*, changed: bool, watch: bool) -> None:
     """``--diff`` checks two revisions of a change already; it takes neither option."""
     for flag, given in (("--changed", changed), ("--watch", watch)):
@@ -75,10 +80,14 @@ def watch_and_check(
             outside = not any(path == s or path.startswith(s + os.sep) for s in skipped)
             return outside and super().__call__(change, path)  # type: ignore[arg-type]
 
-    _once(check)
-    for _ in watch(*targets, watch_filter=Changes(ignore_dirs=dirs), raise_interrupt=False):
-        click.clear()
-        _once(check)
+    first = True
+    for changes in watch(*targets, watch_filter=Changes(ignore_dirs=dirs), raise_interrupt=False,
+                         yield_on_timeout=True, rust_timeout=STARTED_MS):  # fmt: skip
+        if first or changes:  # the first check once the watcher runs: no edit is missed
+            if not first:
+                click.clear()
+            _once(check)
+            first = False
     sys.exit(EXIT_CLEAN)
 
 
@@ -88,5 +97,5 @@ def _once(check: Callable[[], object]) -> None:
         check()
     except TrainlintError as exc:
         click.echo(f"trainlint: error: {exc}", err=True)
+    sys.stdout.flush()  # the report before the line that ends it
     click.echo(WATCHING, err=True)
-    sys.stdout.flush()
