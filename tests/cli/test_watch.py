@@ -56,4 +56,4 @@ def test_watch_checks_again_after_an_edit(tmp_path: Path) -> None:
         process.wait(timeout=60)
     assert "TL301" not in second
     assert second.replace("TL301", "") != first  # a new report, not the old one again
-    assert process.returncode == 0
+    assert process.returncode in (0, 130)  # Ctrl-C while watching, or during a re-check
