@@ -28,6 +28,7 @@ from trainlint.report import names, renderer
 def _user_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The signing key in a temporary folder, never the user's (``XDG_CACHE_HOME``)."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("TRAINLINT_NO_CACHE")  # tests/conftest.py turns it off elsewhere
 
 
 def project(tmp_path: Path, *examples: str) -> Path:

@@ -114,6 +114,7 @@ def test_a_changed_member_file_checks_the_job_that_includes_it(
         shutil.copytree(EXAMPLES / name, project / name)
     git(project, "init", "-q")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("TRAINLINT_NO_CACHE")  # as a user runs it: with the cache
     monkeypatch.chdir(project)
     runner = CliRunner()
     everything = runner.invoke(cli.main, ["check", "--format", "json", "."]).output

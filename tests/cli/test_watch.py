@@ -33,6 +33,7 @@ def test_watch_checks_again_after_an_edit(tmp_path: Path) -> None:
     shutil.copytree(EXAMPLES / "llama3-sft", project)
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    env.pop("TRAINLINT_NO_CACHE", None)  # with the cache, whose writes must not re-trigger
     command = [sys.executable, "-m", "trainlint", "check", "--watch", str(project)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, env=env, cwd=REPO)  # fmt: skip

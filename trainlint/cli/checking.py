@@ -233,8 +233,9 @@ def print_text(console: Console, text: str) -> None:
 @click.option(
     "--no-cache",
     is_flag=True,
+    envvar="TRAINLINT_NO_CACHE",
     help="Neither read nor write the cache (.trainlint_cache in the project root, or the "
-    "config's cache-dir); the report is the same either way.",
+    "config's cache-dir); the report is the same either way. Also TRAINLINT_NO_CACHE=1.",
 )
 @click.option(
     "--changed",
