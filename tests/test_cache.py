@@ -165,3 +165,18 @@ def test_two_processes_at_once_share_a_cache_safely(tmp_path: Path) -> None:
                           timeout=120, check=False)  # fmt: skip
     assert warm.stdout == plain.stdout
     assert not list((root / caching.CACHE_DIR).rglob(".tmp-*"))  # no torn write left behind
+
+
+def test_a_new_nested_config_and_an_edited_config_are_seen(tmp_path: Path) -> None:
+    """A config file is no candidate, yet it changes the files under it: the cached load
+    holds only while each folder searched for a config has the same config files."""
+    root = project(tmp_path, "llama3-sft")
+    cached = rendered(root, cache=True)
+    assert "TL301" in cached["text"]
+    nested = root / "llama3-sft" / "configs" / ".trainlint.toml"
+    nested.write_text('formats = {"sft.yaml" = "axolotl"}\n')  # read as another format
+    other = rendered(root, cache=False)
+    assert other != cached
+    assert rendered(root, cache=True) == other
+    nested.write_text('formats = {"sft.yaml" = "hf-trainer"}\n')  # back, in an edited file
+    assert rendered(root, cache=True) == rendered(root, cache=False) == cached

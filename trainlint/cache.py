@@ -43,6 +43,7 @@ from trainlint.read import display
 
 if TYPE_CHECKING:
     from trainlint.config import Configs
+    from trainlint.job import Job
     from trainlint.read import Workspace
 
 CACHE_DIR = ".trainlint_cache"
@@ -322,13 +323,21 @@ def store_documents(
 
 
 def load_dependencies(
-    documents: Mapping[Path, object], configs: Configs, measured: Iterable[Path]
+    documents: Mapping[Path, object],
+    configs: Configs,
+    jobs: Sequence[Job],
+    measured: Iterable[Path],
 ) -> Dependencies:
     """What a load read: every document, each folder a file's config was looked for in (and
-    the config files there, and each config's ``extend`` base), the measurement folders."""
+    the config files there, and each config's ``extend`` base), the measurement folders, and
+    the files a job references that are missing (TL904 ends when one is created)."""
     from trainlint.measurement import MEASUREMENTS_DIR
 
     files = set(documents)
+    for job in jobs:
+        for missing in job.missing_references:
+            here = Path(os.path.dirname(missing.file)) / missing.path
+            files.update(Path(os.path.abspath(p)) for p in (missing.path, here))
     folders = {str(folder) for path in documents for folder in _config_search(path)}
     for folder in folders:
         files.update(Path(folder) / name for name in configs_in(folder))

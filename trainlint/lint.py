@@ -25,7 +25,7 @@ from trainlint.assemble import assemble
 from trainlint.config import Configs, RepoConfig, project_root, run_config
 from trainlint.conftest_compat import FileMode, FileModeOptions, conftest_rule_ids
 from trainlint.conftest_input import InputError
-from trainlint.discover import Candidates, discover
+from trainlint.discover import Candidates, discover, resolved
 from trainlint.errors import ConfigError, PolicyError
 from trainlint.estimate import EstimateParams, RuleLimits, estimate
 from trainlint.files import outcomes, unsupported_input
@@ -221,14 +221,18 @@ def _load(paths: Sequence[Path], run: _Run) -> Loaded:
     if run.cache is None:
         return _load_found(found, run, None)
     scope = caching.digest(os.getcwd(), *map(str, paths))
-    parts = [*map(str, found), repr(found.unread), repr(found.roots), *map(str, run.own)]
+    parts = [*map(str, found), *(str(resolved(path)) for path in found), repr(found.unread)]
+    parts += [repr(found.roots), *map(str, run.own)]
     memo = caching.RunMemo(run.cache, scope, caching.digest(*parts, _pack_key(run.pack)))
     hit = memo.get()
     if isinstance(hit, Loaded):
         return hit
     loaded = _load_found(found, run, scope)
     loaded.inputs = [_input_digest(job) for job in loaded.jobs]
-    memo.put(caching.load_dependencies(loaded.documents, run.configs, loaded.measured), loaded)
+    memo.put(
+        caching.load_dependencies(loaded.documents, run.configs, loaded.jobs, loaded.measured),
+        loaded,
+    )
     return loaded
 
 
