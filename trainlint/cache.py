@@ -368,11 +368,22 @@ class RunMemo:
     key: str
 
     def get(self) -> Any:
+        """The load, unpickled only once its dependencies are known to hold (the entry is
+        signed as a whole, so the inner pickle is this user's too)."""
         entry = self.cache.get("run", self.scope)
         if not isinstance(entry, tuple) or len(entry) != 3 or entry[0] != self.key:
             return None
         _, dependencies, value = entry
-        return value if isinstance(dependencies, Dependencies) and dependencies.hold() else None
+        if not isinstance(dependencies, Dependencies) or not dependencies.hold():
+            return None
+        try:
+            return pickle.loads(value)  # inside a signed entry
+        except Exception:  # as Cache.get: a miss
+            return None
 
     def put(self, dependencies: Dependencies, value: object) -> None:
-        self.cache.put("run", self.scope, (self.key, dependencies, value))
+        try:
+            inner = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+            return
+        self.cache.put("run", self.scope, (self.key, dependencies, inner))
