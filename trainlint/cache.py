@@ -103,8 +103,8 @@ class Cache:
         if not hmac.compare_digest(signature, self._sign(body)):
             return None
         try:
-            return pickle.loads(body)
-        except Exception:
+            return pickle.loads(body)  # signed by this user's key (the module's docstring)
+        except Exception:  # a stale or damaged entry is a miss, never an error
             return None
 
     def put(self, kind: str, key: str, value: object) -> None:
