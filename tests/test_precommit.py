@@ -129,3 +129,15 @@ def test_a_changed_member_file_checks_the_job_that_includes_it(
     unrelated.write_text("title: notes\n")
     quiet = runner.invoke(cli.main, ["check", "--changed", "notes.yaml"])
     assert quiet.exit_code == 0, quiet.output  # a file no job includes: nothing to report
+
+
+def test_changed_never_writes_a_baseline_of_some_jobs(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from trainlint import cli
+
+    args = ["check", "--changed", "--write-baseline", str(tmp_path / "b.json"), str(EXAMPLES)]
+    result = CliRunner().invoke(cli.main, args)
+    assert result.exit_code == 2
+    assert "--changed cannot be combined with --write-baseline" in result.output
+    assert not (tmp_path / "b.json").exists()

@@ -20,7 +20,13 @@ from trainlint.cli.base import (
     main,
     split_values,
 )
-from trainlint.cli.watching import cache_folder, changed_files, refuse_with_diff, watch_and_check
+from trainlint.cli.watching import (
+    cache_folder,
+    changed_files,
+    refuse_with_baseline,
+    refuse_with_diff,
+    watch_and_check,
+)
 from trainlint.errors import ConfigError
 from trainlint.parallel import THRESHOLD as PARALLEL_THRESHOLD
 from trainlint.report import names as report_names
@@ -310,6 +316,7 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     own = [p for p in (output, write_baseline, baseline) if p is not None]
     own += [path for _, path in out.also]
     options = replace(options, config=config, exclude=own, cache=not no_cache)
+    refuse_with_baseline(write_baseline, changed=changed, watch=watch)
     if changed:
         targets, options = changed_files(targets, options)
     if watch:

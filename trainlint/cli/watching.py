@@ -41,6 +41,14 @@ def refuse_with_diff(*, changed: bool, watch: bool) -> None:
             raise ConfigError(f"{flag} cannot be combined with --diff")
 
 
+def refuse_with_baseline(baseline: Path | None, *, changed: bool, watch: bool) -> None:
+    """A baseline records every finding of the tree: one written from the jobs of some files
+    (``--changed``) would drop the others' findings from it."""
+    if baseline is not None and (changed or watch):
+        flag = "--changed" if changed else "--watch"
+        raise ConfigError(f"{flag} cannot be combined with --write-baseline")
+
+
 def changed_files(
     targets: Sequence[Path], options: CheckOptions
 ) -> tuple[list[Path], CheckOptions]:
