@@ -1,8 +1,8 @@
 """The import contracts of pyproject.toml (``[tool.importlinter]``), checked by import-linter.
 
 Reports and comments never load the pipeline, sources never evaluate, estimate or report, and
-click/rich, the Rego libraries and torch each stay behind the one package that owns them. The
-first test holds the tree to them; the second shows that a planted violation breaks them.
+click/rich, the Rego libraries, pygls and torch each stay behind the one package that owns
+them. The first test holds the tree to them; the second shows that a planted violation breaks them.
 """
 
 from __future__ import annotations
@@ -61,6 +61,8 @@ def test_the_import_contracts_hold() -> None:
         ),
         ("estimate/cost.py", "import regorus\n", "Only engine/ imports the Rego libraries"),
         ("files.py", "import torch\n", "Only probe/ imports torch"),
+        ("read.py", "import pygls\n", "Only server/ imports pygls and lsprotocol"),
+        ("files.py", "import sqlalchemy\n", "Only scans/ imports SQLAlchemy and Alembic"),
     ],
 )
 def test_a_planted_violation_breaks_its_contract(

@@ -1,11 +1,12 @@
 """GPU and model names as configs, schedulers and tools write them reach the catalog entry they
-mean; quantized checkpoints, which load with their weights already quantized, do not."""
+mean (vision, diffusion and speech models too: torchvision, timm, Hub ids, weight files);
+quantized checkpoints, which load with their weights already quantized, do not."""
 
 from __future__ import annotations
 
 import pytest
 
-from trainlint.catalog import resolve_gpu, resolve_model
+from trainlint.catalog import resolve_gpu, resolve_model, resolve_sample_model
 
 
 @pytest.mark.parametrize(
@@ -52,3 +53,30 @@ def test_model_names_as_written_resolve(spelling: str, name: str) -> None:
 )
 def test_quantized_checkpoints_stay_unknown(spelling: str) -> None:
     assert resolve_model(spelling) is None
+
+
+@pytest.mark.parametrize(
+    ("spelling", "name"),
+    [
+        ("resnet50", "ResNet-50"),  # torchvision, timm
+        ("resnet50.a1_in1k", "ResNet-50"),  # timm with its pretrained tag
+        ("microsoft/resnet-50", "ResNet-50"),  # Hugging Face
+        ("vit_base_patch16_224", "ViT-B/16"),  # timm: "base" is a size, not noise
+        ("vit_large_patch16_224", "ViT-L/16"),
+        ("yolov8n.pt", "YOLOv8n"),  # Ultralytics weights
+        ("yolo11x.yaml", "YOLO11x"),  # Ultralytics model config
+        ("COCO-InstanceSegmentation/mask_rcnn_R_50_FPN_3x.yaml", "Mask R-CNN R50-FPN"),
+        ("configs/mask_rcnn/mask-rcnn_r50_fpn_1x_coco.py", "Mask R-CNN R50-FPN"),  # mmdet
+        ("stabilityai/stable-diffusion-xl-base-1.0", "SDXL UNet"),
+        ("/models/sd_xl_base_1.0.safetensors", "SDXL UNet"),  # kohya's checkpoint path
+        ("runwayml/stable-diffusion-v1-5", "SD 1.5 UNet"),
+        ("stabilityai/stable-diffusion-2-1-base", "SD 2.1-base UNet"),
+        ("black-forest-labs/FLUX.1-dev", "Flux.1 DiT"),
+        ("openai/whisper-large-v3", "Whisper large"),
+        ("facebook/wav2vec2-large", "wav2vec2 large"),
+        ("facebook/wav2vec2-base", "wav2vec2 base"),
+    ],
+)
+def test_sample_model_names_as_written_resolve(spelling: str, name: str) -> None:
+    entry = resolve_sample_model(spelling)
+    assert entry is not None and entry.name == name

@@ -64,7 +64,10 @@ def assemble(paths: Iterable[Path], workspace: Workspace | None = None) -> list[
     referenced = {resolved(p) for group, _ in closures.values() for p, _ in group[1:]}
     jobs: list[Job] = []
     covered: set[Path] = set()
-    for key in [k for k in loaded if k not in referenced] + [k for k in loaded if k in referenced]:
+    # A referenced file roots a job only when no file reaching it does (its referrers are no
+    # job): a file's closure holds every file it reaches, so the larger closures go first.
+    reached = sorted((k for k in loaded if k in referenced), key=lambda k: -len(closures[k][0]))
+    for key in [k for k in loaded if k not in referenced] + reached:
         if key in covered:
             continue
         group, missing = closures[key]

@@ -83,7 +83,17 @@ SECTIONS = {
     "comm": "Communication",
     "alternatives": "Cheaper alternatives",
 }
-TOP_SECTIONS = {"step_time_s": "Step", "tokens_per_step": "Step", "flops_per_token": "Step"}
+TOP_SECTIONS = {
+    "step_time_s": "Step",
+    "tokens_per_step": "Step",
+    "flops_per_token": "Step",
+    "samples_per_step": "Step",
+    "flops_per_sample": "Step",
+}
+# A model's work is counted per token or per sample (images, audio clips): the other pair of
+# fields does not apply and is not shown.
+PER_SAMPLE = frozenset({"samples_per_step", "flops_per_sample"})
+PER_TOKEN = frozenset({"tokens_per_step", "flops_per_token"})
 OPTIONAL = {"comm"}  # sections left out while every value in them is unknown
 LABELS = {
     "gpu": "GPU",
@@ -93,6 +103,8 @@ LABELS = {
     "step_time_s": "step time",
     "tokens_per_step": "tokens per step",
     "flops_per_token": "FLOPs per token",
+    "samples_per_step": "samples per step",
+    "flops_per_sample": "FLOPs per sample",
     "price_per_gpu_hour": "price per GPU-hour",
     "memory.gpu_bytes": "GPU memory",
     "memory.total_bytes": "total",
@@ -155,8 +167,9 @@ def view(job: Job) -> JobView:
     est = job.estimates
     ctx = _Context(est.sources, _ranges(est))
     sections: dict[str, list[Row]] = {}  # in order of first appearance
+    other_unit = PER_TOKEN if est.samples_per_step or est.flops_per_sample else PER_SAMPLE
     for name in type(est).model_fields:
-        if name in SKIPPED:
+        if name in SKIPPED or name in other_unit:
             continue
         value = getattr(est, name)
         if isinstance(value, BaseModel):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -39,6 +40,34 @@ class Suppression(BaseModel):
     source: str | None = Field(default=None, description="file:line of the comment or config")
 
 
+@dataclass(frozen=True)
+class TextEdit:
+    """Replace the text from (``start_line``, ``start_column``) up to, not including,
+    (``end_line``, ``end_column``) of ``path`` with ``new_text``. Lines and columns are 1-based
+    like ``Location``'s, a column counting characters (code points); an empty range inserts,
+    an empty ``new_text`` deletes. ``path`` is relative to the project root, like
+    ``Finding.file``."""
+
+    path: str
+    start_line: int
+    start_column: int
+    end_line: int
+    end_column: int
+    new_text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A mechanical fix of one finding: edits applied together or not at all. ``safe``
+    fixes keep what the training computes (``check --fix``); the others change the training
+    itself (a checkpoint interval, the GPUs, precision) and apply only with
+    ``--unsafe-fixes``."""
+
+    title: str
+    safe: bool
+    edits: tuple[TextEdit, ...]
+
+
 class Finding(BaseModel):
     model_config = ConfigDict(extra="forbid")
     rule: str = Field(description="Stable rule id, e.g. TL201")
@@ -54,6 +83,9 @@ class Finding(BaseModel):
         default="", description="Stable across line moves: rule, fact pointer, message shape"
     )
     suppression: Suppression | None = None
+    fix: Fix | None = Field(
+        default=None, description="The edits that fix it (trainlint.fix), when there are any"
+    )
 
 
 WORSENED_RATIO = 1.10

@@ -185,6 +185,10 @@ class Data(Model):
     pin_memory: bool | None = None
     prefetch_factor: int | None = None
     persistent_workers: bool | None = None
+    # Side of the square training image in pixels (Ultralytics ``imgsz``, diffusers
+    # ``--resolution``; detectron2's ``INPUT.MIN_SIZE_TRAIN`` is not square, not read as one).
+    image_size: int | None = None
+    audio_seconds: float | None = None  # seconds of audio per sample a speech job trains on
 
 
 class Feature(Model):
@@ -257,6 +261,7 @@ class Budget(Model):
 
     usd: float | None = None
     gpu_hours: float | None = None
+    runs: int | None = None  # runs planned per month (# trainlint: runs=3); 1 when unset
 
 
 class Memory(Model):
@@ -364,6 +369,9 @@ class Estimates(Model):
     comm: Comm = Field(default_factory=Comm)
     tokens_per_step: int | None = None
     flops_per_token: float | None = None
+    # Vision, diffusion and speech models count samples (images, clips), not tokens.
+    samples_per_step: int | None = None
+    flops_per_sample: float | None = None
     price_per_gpu_hour: float | None = None
     run: Run = Field(default_factory=Run)
     per_1000_steps: PerSteps = Field(
@@ -397,6 +405,36 @@ class Estimates(Model):
     )
 
 
+class DuplicateJob(Model):
+    """Another place (repository and path) in the org database training the same experiment."""
+
+    repo: str
+    path: str
+    tags: dict[str, str] = Field(default_factory=dict)
+
+
+class BudgetStatus(Model):
+    """A team's or project's monthly budget and its planned spend for the month, before and
+    after this job (``check --db``)."""
+
+    group: str  # team, project
+    key: str
+    month: str  # YYYY-MM
+    budget_usd: float | None = None
+    budget_gpu_hours: float | None = None
+    before_usd: float
+    before_gpu_hours: float
+    after_usd: float | None = None
+    after_gpu_hours: float | None = None
+
+
+class Platform(Model):
+    """What the org's scan database says about the job (filled only by ``check --db``)."""
+
+    duplicates: list[DuplicateJob] = Field(default_factory=list)
+    budgets: list[BudgetStatus] = Field(default_factory=list)
+
+
 class Job(Model):
     id: str
     name: str | None = None
@@ -427,6 +465,7 @@ class Job(Model):
     defaults: dict[str, Default] = Field(default_factory=dict)
     estimates: Estimates = Field(default_factory=Estimates)
     measurements: dict[str, Any] = Field(default_factory=dict)
+    platform: Platform = Field(default_factory=Platform)
 
     def as_input(self) -> dict[str, Any]:
         """The job as Rego sees it: plain JSON, field aliases applied."""

@@ -12,8 +12,8 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import os
-from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from trainlint.errors import ConfigError, PolicyError
 from trainlint.estimate import EstimateParams, RuleLimits, estimate
 from trainlint.files import outcomes, unsupported_input
 from trainlint.findings import Finding, Severity, make_finding, selected, sort_key
+from trainlint.fix import attach as attach_fixes
 from trainlint.job import Job, Location, SourceFile
 from trainlint.measurement import attach_measurements
 from trainlint.packs import Pack, RuleMeta, with_rego_v0
@@ -98,6 +99,13 @@ class CheckOptions:
     approved_by: Sequence[str] | None = None
     """Who the CI platform verified approved the change; a waiver of a locked rule then counts
     only when its approver is among them. None: the platform said nothing."""
+    overlay: Mapping[Path, str] = field(default_factory=dict)
+    """Text read in place of files on disk, by resolved path (``read.Workspace.overlay``): an
+    editor's unsaved buffers, checked as the whole job they belong to. A check with an
+    overlay keeps no cache (what it reads is not what is on disk)."""
+    context: Callable[[Sequence[Job], Mapping[str, Any]], None] | None = None
+    """Fills in what rules read from outside the repository before they run, given the jobs
+    and the pack's params (``check --db``: the org's scan database, ``scans.context``)."""
     cache: bool = False
     """Reuse and keep the work of earlier runs (``trainlint.cache``) in ``cache_dir``, else
     the config's ``cache-dir``, else ``.trainlint_cache`` in the project root; the report
@@ -180,6 +188,7 @@ def load(  # noqa: PLR0913 - the library call: paths, pack, config, then keyword
     workers: int | None = None,
     exclude: Sequence[Path] = (),
     root: Path | None = None,
+    overlay: Mapping[Path, str] | None = None,
     cache: caching.Cache | None = None,
 ) -> Loaded:
     """Discover, parse and assemble the jobs under ``paths``, with their estimates filled
@@ -188,26 +197,28 @@ def load(  # noqa: PLR0913 - the library call: paths, pack, config, then keyword
     processes (default: ``parallel.worker_count``'s choice for the number of files);
     ``exclude`` names trainlint's own files (the report being written, the baseline).
     Paths in the result are relative to ``root`` (default: ``config.project_root``);
-    ``cache`` serves what an earlier run already did (``trainlint.cache``)."""
+    ``overlay`` gives text read in place of files (``Workspace.overlay``); ``cache`` serves
+    what an earlier run already did (``trainlint.cache``; never with an overlay)."""
     _refuse_missing(paths)
     configs = config if isinstance(config, Configs) else Configs(config or run_config(paths))
     pack = pack or load_policy(configs.run).pack
     own = [Path(os.path.abspath(path)) for path in exclude]
     with at_root(root or project_root(paths, configs.run), paths) as local:
-        run = _Run(pack, configs, workers, own, cache)
+        run = _Run(pack, configs, workers, own, None if overlay else cache, overlay or {})
         return _load(local, run)
 
 
 @dataclass(frozen=True)
 class _Run:
     """What ``_load`` loads with: the pack, each file's config, the worker processes,
-    trainlint's own files (never input) and the cache (None: none)."""
+    trainlint's own files (never input), the cache (None: none) and the editor's buffers."""
 
     pack: Pack
     configs: Configs
     workers: int | None
     own: Sequence[Path]
     cache: caching.Cache | None = None
+    overlay: Mapping[Path, str] = field(default_factory=dict)
 
 
 def _load(paths: Sequence[Path], run: _Run) -> Loaded:
@@ -238,7 +249,7 @@ def _pack_key(pack: Pack) -> str:
 def _load_found(found: Candidates, run: _Run, scope: str | None) -> Loaded:
     """Parse, assemble and estimate the ``found`` candidates; with a cache (``scope``), the
     documents and estimates of unchanged files and jobs come from it."""
-    space = Workspace(config=run.configs.run, configs=run.configs)
+    space = Workspace(config=run.configs.run, configs=run.configs, overlay=dict(run.overlay))
     tables = _Tables.of(run.cache, scope)
     misses = caching.fill_documents(tables.documents, found, space) if tables else {}
     read_documents(found, space, worker_count(len(misses) if tables else len(found), run.workers))
@@ -329,16 +340,19 @@ def check(paths: Sequence[Path], options: CheckOptions | None = None) -> Report:
     plan = _plan(paths, options)
     own = [*options.exclude, *([plan.baseline] if plan.baseline is not None else [])]
     loaded = load(paths, plan.pack, plan.configs, workers=options.workers, exclude=own,
-                  root=plan.root, cache=plan.cache)  # fmt: skip
+                  root=plan.root, overlay=options.overlay, cache=plan.cache)  # fmt: skip
     with working_directory(plan.root):  # where the report's paths are relative to
         if options.changed is not None:
             loaded = _including(loaded, options.changed)
         plan = _nested_configs(plan, loaded.files)
+        if options.context is not None:
+            options.context(loaded.jobs, plan.pack.data.get("trainlint", {}).get("params", {}))
         report = _evaluate(loaded, plan, options)
         if plan.files is not None:
             _check_files(report, loaded, plan.files)
         suppressions = _suppress(report, loaded.documents, plan, options)
         report.findings += _governance(report, plan, suppressions)
+        report.findings = attach_fixes(report.findings, report.jobs, report.params, plan.root)
     report.findings.sort(key=sort_key)
     report.root = plan.root
     return report

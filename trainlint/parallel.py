@@ -120,7 +120,7 @@ def read_documents(paths: Sequence[Path], space: Workspace, workers: int) -> Non
     pending: dict[Path, Path] = {}  # resolved key → the path as discovered (first one wins)
     for path in paths:
         key = resolved(path)
-        if key not in space.documents:
+        if key not in space.documents and key not in space.overlay:  # a buffer: space.load
             pending.setdefault(key, path)
     if workers <= 1 or not pending:
         return

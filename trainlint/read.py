@@ -13,7 +13,7 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,6 +58,9 @@ class Workspace:
     """Each file's config (its ``formats``); None: ``config`` for every file."""
     documents: dict[Path, Document | Skipped] = field(default_factory=dict)
     roots: tuple[Path, ...] = ()
+    overlay: Mapping[Path, str] = field(default_factory=dict)
+    """Text that replaces a file's on disk, by resolved path: the unsaved buffers of an
+    editor (``trainlint server``), read in place of the file whenever the run reads it."""
 
     def load(self, path: Path) -> Document | Skipped:
         key = resolved(path)
@@ -67,7 +70,10 @@ class Workspace:
                 forced = config.forced_format(path)
             except (OSError, RuntimeError):  # a symlink loop: read_file reports it
                 forced = None
-            self.documents[key] = read_file(path, forced)
+            unsaved = self.overlay.get(key)
+            self.documents[key] = (
+                read_file(path, forced) if unsaved is None else read_text(path, unsaved, forced)
+            )
         return self.documents[key]
 
     def admit(self, paths: Sequence[Path]) -> None:
@@ -237,13 +243,8 @@ def read_file(path: Path, forced: str | None = None) -> Document | Skipped:
     if nul >= 0:
         return _skipped(shown, f"binary file (NUL byte at offset {nul}); not parsed")
     text, bad = _decode(raw)
-    try:
-        doc = keep_trainlint_lines(read_document(Input(shown, text), forced), text)
-    except Exception as exc:  # a reader's bug: this file fails, the run goes on
-        problem = f"{type(exc).__name__}: {exc}"
-        doc = broken(shown, f"internal error reading this file ({problem}); please report it")
-        return keep_trainlint_lines(doc, text)
-    if isinstance(doc, Document) and bad is not None:
+    doc, parsed = _parsed(shown, text, forced)
+    if parsed and isinstance(doc, Document) and bad is not None:
         offset, byte = bad
         line = raw.count(b"\n", 0, offset) + 1
         column = offset - (raw.rfind(b"\n", 0, offset) + 1) + 1
@@ -253,6 +254,22 @@ def read_file(path: Path, forced: str | None = None) -> Document | Skipped:
         )
         doc.errors.append(ParseError(file=shown, line=line, column=column, message=message))
     return doc
+
+
+def read_text(path: Path, text: str, forced: str | None = None) -> Document | Skipped:
+    """The file at ``path`` as if it held ``text`` (decoded already): an editor's unsaved
+    buffer. A reader's bug fails this file only (TL901), never the run."""
+    return _parsed(display(path), text, forced)[0]
+
+
+def _parsed(shown: str, text: str, forced: str | None) -> tuple[Document | Skipped, bool]:
+    """The text read by its format, and whether the reader finished (False: its bug)."""
+    try:
+        return keep_trainlint_lines(read_document(Input(shown, text), forced), text), True
+    except Exception as exc:  # a reader's bug: this file fails, the run goes on
+        problem = f"{type(exc).__name__}: {exc}"
+        doc = broken(shown, f"internal error reading this file ({problem}); please report it")
+        return keep_trainlint_lines(doc, text), False
 
 
 def _skipped(shown: str, message: str) -> Skipped:

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from trainlint.packs import Pack, RuleMeta, load_builtin_pack
+from trainlint.packs import Autofix, Pack, RuleMeta, load_builtin_pack
 from trainlint.writing import replace_file
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "rules.md"
@@ -48,11 +48,20 @@ def render_rule(
         f"{sub} Use instead\n\n{_snippet(rule.fix)}",
         f"{sub} Options\n\n{_options(params)}",
     ]
+    if rule.autofix is not None:
+        parts.insert(2, _autofix(rule.autofix))
     if rule.remediation:
         parts.append(f"{sub} How to fix\n\n{rule.remediation}")
     if rule.references:
         parts.append(f"{sub} References\n\n" + "\n".join(f"- <{ref}>" for ref in rule.references))
     return "\n\n".join(parts) + "\n"
+
+
+def _autofix(autofix: Autofix) -> str:
+    """The line ruff's docs have under a fixable rule's title: whether ``--fix`` fixes it."""
+    how = ("Fix is available (safe: `trainlint check --fix`)" if autofix.safe else
+           "Fix is available (unsafe: `trainlint check --fix --unsafe-fixes`)")  # fmt: skip
+    return f"{how}: {autofix.description}"
 
 
 def render_catalog(pack: Pack) -> str:

@@ -18,6 +18,9 @@
 #   id: TL303
 #   severity: warning
 #   category: performance
+#   autofix:
+#     safe: true
+#     description: CUDA_LAUNCH_BLOCKING's line or NAME=value word removed, as debug-logging's fix does; not anomaly detection.
 #   why: |
 #     GPUs are fast because the CPU queues kernels ahead of them. CUDA_LAUNCH_BLOCKING=1 makes
 #     every kernel launch wait for the kernel to finish, a round trip that leaves the GPU idle

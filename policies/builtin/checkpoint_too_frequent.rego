@@ -22,6 +22,9 @@
 #   id: TL201
 #   severity: warning
 #   category: checkpointing
+#   autofix:
+#     safe: false
+#     description: the checkpoint interval set to the estimate's suggested interval (a crash loses more steps).
 #   why: |
 #     A synchronous save stops every GPU of the job while the weights, the optimizer state and
 #     the fp32 master weights (~14 bytes per parameter with mixed-precision Adam, ~112 GB for

@@ -24,6 +24,9 @@
 #   id: TL302
 #   severity: warning
 #   category: logging
+#   autofix:
+#     safe: true
+#     description: the debug variable's line removed (export NAME=value, os.environ[NAME] = value, an envs mapping entry), or its NAME=value word of a longer command; not a framework log level, nor a line that is the only statement of its block.
 #   why: |
 #     NCCL_DEBUG=INFO makes every rank write its topology, channel and transport setup and
 #     TRACE logs calls as they happen; TORCH_DISTRIBUTED_DEBUG=DETAIL wraps every collective in

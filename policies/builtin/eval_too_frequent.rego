@@ -2,13 +2,15 @@
 # title: eval-too-frequent
 # description: |
 #   Fires when evaluation runs every 1 to min_eval_every_steps - 1 steps on a run of at least
-#   min_run_steps steps; the message gives the number of evaluations per run. Where no file
+#   min_run_steps steps, or when Megatron's stated --eval-iters make evaluation cost at least
+#   max_overhead_fraction of the training time (eval_iters forward-only batches, a third of a
+#   training step each); the message gives the number of evaluations per run. Where no file
 #   states the strategy or the interval, the framework's default counts (input.defaults):
 #   Hugging Face TrainingArguments evaluate by steps only with eval_strategy "steps" (the
 #   default is "no"), and there eval_steps defaults to logging_steps. The cost of one
 #   evaluation is not known from the configuration: it is assumed to be eval_cost_steps
-#   training steps (the message says "assumed"), and the waste is the evaluations beyond one
-#   every min_eval_every_steps steps.
+#   training steps (the message says "assumed") unless --eval-iters states it, and the waste
+#   is the evaluations beyond one every suggested interval.
 # related_resources:
 #   - ref: https://huggingface.co/docs/transformers/main_classes/trainer#transformers.TrainingArguments.eval_steps
 #     description: TrainingArguments eval_strategy and eval_steps (defaults to logging_steps)
@@ -61,10 +63,35 @@ findings contains finding if {
 _applies if {
 	is_number(_every)
 	_every >= 1
-	_every < params.min_eval_every_steps
+	_too_often
 	is_number(_steps)
 	_steps >= params.min_run_steps
 }
+
+_too_often if _every < params.min_eval_every_steps
+
+# Megatron's --eval-iters states the cost: that many forward-only batches per evaluation.
+_too_often if {
+	is_number(_iters)
+	_cost / _every >= params.max_overhead_fraction
+}
+
+# Forward only is about a third of a training step (2 of the 6 FLOPs per parameter and
+# token: Kaplan et al. 2020, Narayanan et al. 2021); without --eval-iters, the assumption.
+_iters := input.eval.iters if {
+	is_number(input.eval.iters)
+	input.eval.iters > 0
+}
+
+_cost := _iters / 3 if is_number(_iters)
+else := params.eval_cost_steps
+
+# The interval to suggest: min_eval_every_steps, or wider where the stated cost needs it.
+_target := wider if {
+	is_number(_iters)
+	wider := ceil(_cost / params.max_overhead_fraction)
+	wider > params.min_eval_every_steps
+} else := params.min_eval_every_steps
 
 # The stated strategy, else the framework's default (HF TrainingArguments: "no").
 _strategy := lower(input.eval.strategy) if is_string(input.eval.strategy)
@@ -107,20 +134,25 @@ else := input.training.total_steps if is_number(input.training.total_steps)
 
 _evals := floor(_steps / _every) if _applies
 
-_suggested_evals := floor(_steps / params.min_eval_every_steps) if _applies
+_suggested_evals := floor(_steps / _target) if _applies
 
 _message := concat("", [
 	"evaluation every ", fmt.steps(_every), _origin, ": ", fmt.int(_evals), " evaluations in a ",
-	fmt.int(_steps), "-step run; at an assumed ~", fmt.int(params.eval_cost_steps),
-	" training steps each, evaluation adds ~", fmt.pct(params.eval_cost_steps / _every),
+	fmt.int(_steps), "-step run; at ", _each, ", evaluation adds ~", fmt.pct(_cost / _every),
 	" to the training time", _time, "; evaluate every ≥ ",
-	fmt.steps(params.min_eval_every_steps), " (", fmt.int(_suggested_evals), " evaluations)",
+	fmt.steps(_target), " (", fmt.int(_suggested_evals), " evaluations)",
 ]) if _applies
+
+_each := concat("", [
+	"~", fmt.int(_cost), " training steps each (", fmt.int(_iters),
+	" forward-only eval iterations)",
+]) if is_number(_iters)
+else := concat("", ["an assumed ~", fmt.int(params.eval_cost_steps), " training steps each"])
 
 _origin := " (eval_steps unset: logging_steps)" if _from_logging
 else := ""
 
-_eval_s := params.eval_cost_steps * input.estimates.step_time_s if {
+_eval_s := _cost * input.estimates.step_time_s if {
 	is_number(input.estimates.step_time_s)
 }
 

@@ -102,3 +102,32 @@ test_quiet_when_run_length_unknown if {
 test_quiet_on_an_empty_job if {
 	count(findings) == 0 with input as {}
 }
+
+# Megatron: --eval-interval 100 --eval-iters 100 is 100 forward-only batches (~33 training
+# steps) every 100 steps: +33%, although 100 is above min_eval_every_steps.
+_megatron := object.union(_job, {
+	"sources": [{"path": "pretrain.sh", "format": "megatron", "role": "entrypoint"}],
+	"eval": {"strategy": null, "every_steps": 100, "iters": 100},
+})
+
+test_stated_eval_iters_give_the_cost if {
+	some f in findings with input as _megatron
+	f.message == "evaluation every 100 steps: 200 evaluations in a 20,000-step run; at ~33 training steps each (100 forward-only eval iterations), evaluation adds ~33% to the training time (~1.9 h); evaluate every ≥ 167 steps (119 evaluations)"
+	f.pointer == "/eval/every_steps"
+}
+
+test_cheap_stated_evaluations_stay_quiet if {
+	# Megatron's usual --eval-interval 1000 --eval-iters 100 (~3%), and its examples'
+	# --eval-interval 100 --eval-iters 32 (~11%): below max_overhead_fraction.
+	job := object.union(_megatron, {"eval": {"every_steps": 1000}})
+	count(findings) == 0 with input as job
+	examples := object.union(_megatron, {"eval": {"every_steps": 100, "iters": 32}})
+	count(findings) == 0 with input as examples
+	count(findings) == 0 with input as job
+}
+
+test_frequent_cheap_evaluations_still_fire if {
+	job := object.union(_megatron, {"eval": {"every_steps": 10, "iters": 1}})
+	some f in findings with input as job
+	contains(f.message, "(1 forward-only eval iterations)")
+}

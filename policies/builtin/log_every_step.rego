@@ -18,6 +18,9 @@
 #   id: TL301
 #   severity: info
 #   category: logging
+#   autofix:
+#     safe: true
+#     description: logging every step (HF logging_steps, log_interval, a --flag) set to the rule's suggested_every_steps, where the file states the interval as a literal on one line.
 #   why: |
 #     Logging a metric reads it back to the host: loss.item() blocks the CPU until the GPU has
 #     finished the work queued before it, so the CPU can no longer run ahead and queue the next

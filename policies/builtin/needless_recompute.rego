@@ -20,6 +20,9 @@
 #   id: TL107
 #   severity: warning
 #   category: performance
+#   autofix:
+#     safe: false
+#     description: activation checkpointing (gradient_checkpointing) set to false (memory per GPU grows to the estimate the message states).
 #   why: |
 #     Full activation checkpointing trades compute for memory: it drops activations in the
 #     forward pass and re-runs each layer's forward during backward. Each step then runs the

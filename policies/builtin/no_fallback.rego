@@ -3,7 +3,7 @@
 # description: |
 #   Fires once per experimental kernel, optimizer or precision the job turns on
 #   (input.features named in params.experimental) that has no declared fallback. Experimental
-#   means flash-attn, liger, fp8 / transformer-engine, custom CUDA extensions, unsloth, Muon,
+#   means flash-attn, xformers, liger, fp8 / transformer-engine, custom CUDA extensions, unsloth, Muon,
 #   Sophia and the like; switches that select the framework's own implementation
 #   (attn_implementation: sdpa, LLaMA-Factory flash_attn: auto) never fire. A fallback is a `#
 #   trainlint: fallback.<feature>=<alternative>` annotation (or an x-trainlint fallback block)

@@ -34,7 +34,7 @@ test_blank_fallback_still_fires if {
 }
 
 test_feature_not_in_the_list_is_quiet if {
-	job := {"features": [{"name": "xformers", "kind": "kernel"}]}
+	job := {"features": [{"name": "sdpa", "kind": "kernel"}]}
 	count(findings) == 0 with input as job
 }
 

@@ -5,7 +5,10 @@
 #   times its fp32 peak (estimates.mixed_precision.peak_ratio). The precision is fp32 when
 #   declared (`precision: 32`) or when mixed precision is switched off (accelerate's
 #   `mixed_precision: no`); the peaks are the catalog's dense bf16 (else fp16) and fp32
-#   figures, and a job whose precision is unknown never fires. The message gives the ratio,
+#   figures, and a job whose precision is unknown never fires. A framework whose own default
+#   is fp32 (accelerate's `mixed_precision: no` under diffusers' and kohya's scripts) states
+#   it as a default (input.defaults), which fires as a declared fp32 does when no file says
+#   otherwise, located at the launch of the program. The message gives the ratio,
 #   the step time re-estimated at 16-bit with the same MFU, and the GPU-hours and dollars the
 #   difference costs over the run.
 # related_resources:
@@ -19,6 +22,9 @@
 #   id: TL105
 #   severity: warning
 #   category: performance
+#   autofix:
+#     safe: false
+#     description: a bf16 (or fp16) switch stated false set to true, when it is the precision the estimate names (numerics change, so unsafe); a precision stated any other way is left alone.
 #   why: |
 #     Plain fp32 matrix multiplies run on the GPU's CUDA cores, not its tensor cores:
 #     an A100 peaks at 19.5 TFLOP/s in fp32 and 312 in bf16, an H100 SXM at 67 against 989.
@@ -62,23 +68,42 @@ params := data.trainlint.params.no_mixed_precision
 
 findings contains finding if {
 	_applies
-	finding := object.union({"message": _message, "pointer": "/training/precision"}, _waste)
+	finding := object.union({"message": _message, "pointer": _pointer}, _waste)
 }
 
 _mp := input.estimates.mixed_precision
 
+# Declared fp32, or no precision stated where the framework's own default is fp32
+# (accelerate's `mixed_precision: no`); an unknown precision never fires.
+_fp32 if input.training.precision == "fp32"
+
+_fp32 if {
+	is_null(object.get(input.training, "precision", null))
+	input.defaults["/training/precision"].value == "fp32"
+}
+
+_declared if input.training.precision == "fp32"
+
+# A default is located where the program is launched, where a user adds the setting.
+_pointer := "/training/precision" if _declared
+else := "/launcher/entrypoint" if input.provenance["/launcher/entrypoint"]
+else := "/training/precision"
+
 _applies if {
-	input.training.precision == "fp32"
+	_fp32
 	is_number(_mp.peak_ratio)
 	_mp.peak_ratio >= params.min_peak_ratio
 	is_string(_mp.precision)
 }
 
 _message := concat("", [
-	"fp32 training on ", _gpu, ", whose ", _mp.precision, " tensor cores peak ~",
+	"fp32 training", _unset, " on ", _gpu, ", whose ", _mp.precision, " tensor cores peak ~",
 	fmt.num(_mp.peak_ratio), "× higher (catalog)", _steps, "; train in ", _mp.precision,
 	" mixed precision",
 ]) if _applies
+
+_unset := "" if _declared
+else := concat("", [" (`", input.defaults["/training/precision"].key, "` not set: its default)"])
 
 _gpu := concat("", ["the ", job.gpu]) if is_string(job.gpu)
 else := "a GPU"

@@ -53,3 +53,22 @@ test_quiet_without_tensor_cores if {
 test_threshold_comes_from_params if {
 	count(findings) == 0 with input as _t_job with data.trainlint.params.no_mixed_precision.min_peak_ratio as 20
 }
+
+test_fires_on_a_framework_default_of_fp32 if {
+	job := object.union(_t_job, {
+		"training": {"precision": null},
+		"defaults": {"/training/precision": {"value": "fp32", "key": "mixed_precision", "format": "diffusers", "file": "train.sh", "line": 3, "column": 2}},
+		"provenance": {"/launcher/entrypoint": {"file": "train.sh", "line": 2, "column": 19}},
+	})
+	some finding in findings with input as job
+	finding.pointer == "/launcher/entrypoint"
+	startswith(finding.message, "fp32 training (`mixed_precision` not set: its default) on the A100-80GB")
+}
+
+test_a_stated_precision_beats_the_default if {
+	job := object.union(_t_job, {
+		"training": {"precision": "bf16"},
+		"defaults": {"/training/precision": {"value": "fp32", "key": "mixed_precision", "format": "diffusers", "file": "train.sh", "line": 3, "column": 2}},
+	})
+	count(findings) == 0 with input as job
+}

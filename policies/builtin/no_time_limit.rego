@@ -18,6 +18,9 @@
 #   id: TL403
 #   severity: warning
 #   category: governance
+#   autofix:
+#     safe: true
+#     description: adds `#SBATCH --time` after the script's last `#SBATCH` line, set to the run's upper estimated hours times 1.5 plus 30 minutes, rounded up to 15 minutes; only in a SLURM script whose run length is estimated.
 #   why: |
 #     Distributed training hangs rather than crashes: a stuck NCCL collective, a dead data
 #     loader worker or a deadlocked checkpoint write leaves every rank waiting with its GPUs

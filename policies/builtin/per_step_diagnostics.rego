@@ -15,6 +15,9 @@
 #   id: TL306
 #   severity: info
 #   category: logging
+#   autofix:
+#     safe: true
+#     description: the diagnostic's switch stated true, set to false.
 #   why: |
 #     Megatron-LM computes these diagnostics inside every training step, not only on the steps
 #     it logs: --log-params-norm runs calc_params_l2_norm over all parameters and an all-reduce

@@ -19,6 +19,9 @@
 #   id: TL304
 #   severity: warning
 #   category: performance
+#   autofix:
+#     safe: true
+#     description: the profiler's switch stated true, set to false.
 #   why: |
 #     Profilers record every op, kernel and memory event, and step timers insert device
 #     synchronizations that stop the CPU from queuing work ahead of the GPU: DeepSpeed's

@@ -18,6 +18,9 @@
 #   id: TL202
 #   severity: warning
 #   category: checkpointing
+#   autofix:
+#     safe: true
+#     description: adds Hugging Face save_total_limit (the suggested_keep_last parameter) on a line after save_steps, in YAML, JSON or a continued command line; not in formats without that key.
 #   why: |
 #     Without a retention limit every checkpoint a run saves stays on disk. A resumable
 #     checkpoint holds weights, fp32 master weights and optimizer moments: about 14 bytes per

@@ -41,8 +41,10 @@ WRITTEN = {
     ("check", "output"), ("check", "write_baseline"), ("init", "folder"),
     ("pack init", "directory"), ("pack build", "output"), ("probe", "out"),
     ("comment", "paths"),  # compared at the base and the head: may exist at the base only
+    ("report", "output"),
 }  # fmt: skip
-READ = {("check", "paths"), ("show", "paths"), ("estimate", "paths")}
+READ = {("check", "paths"), ("show", "paths"), ("estimate", "paths"), ("report", "paths"),
+        ("scan", "repositories")}  # fmt: skip
 
 
 def run(args: list[str]) -> Result:

@@ -306,6 +306,13 @@ RISKY = _job(
     ],
     estimates={"gpu": "H100-SXM-80GB", "gpus": 8,
                "run": {"hours": 38.75, "gpu_hours": 310.0, "usd": 1240.0}},
+    # What check --db found: the same experiment elsewhere, a team budget crossed (TL406, TL407).
+    platform={
+        "duplicates": [{"repo": "org/r", "path": "sft.yaml", "tags": {"team": "a \"b\" ≥"}}],
+        "budgets": [{"group": "team", "key": "ml", "month": "2026-12", "budget_usd": 1000.0,
+                     "before_usd": 500.0, "before_gpu_hours": 125.0, "after_usd": 1740.0,
+                     "after_gpu_hours": 435.0}],
+    },
 )  # fmt: skip
 # TL905's and TL906's input: what the suppression and layering passes found (evaluated after
 # the other rules).

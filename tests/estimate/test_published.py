@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,7 +27,8 @@ from trainlint.estimate import estimate
 from trainlint.estimate.compute import job_band
 from trainlint.estimate.inputs import resolve
 from trainlint.estimate.params import EstimateParams
-from trainlint.job import Estimates, Job
+from trainlint.job import Default, Estimates, Job
+from trainlint.lint import load_jobs
 
 GB = 1e9
 WITHIN = 0.15
@@ -34,6 +36,11 @@ SHARE_WITHIN = 0.70
 EXACT = 0.05  # a formula without uncertain inputs: the source's rounding, unmodelled buffers
 
 TORCHTITAN = "https://github.com/pytorch/torchtitan/blob/main/docs/performance.md"
+DLE_RESNET50 = (
+    "https://github.com/NVIDIA/DeepLearningExamples/blob/master/PyTorch/Classification/ConvNets/"
+    "resnet50v1.5/README.md 'Training performance: NVIDIA DGX A100 (8x A100 80GB)'"
+)
+RESNET50_CONFIG = Path(__file__).parent / "configs" / "resnet50_dle"
 LLAMA2_CARD = "https://huggingface.co/meta-llama/Llama-2-7b/blob/main/MODEL_CARD.md"
 KORTHIKANTI = "https://arxiv.org/abs/2205.05198 Table 5"
 ZERO = "https://arxiv.org/abs/1910.02054 Figure 1 (7.5B, 64 GPUs, mixed-precision Adam)"
@@ -176,6 +183,23 @@ def _llama2_weights() -> Job:
     return job.model_copy(update={"checkpoint": only_weights.checkpoint})
 
 
+def _resnet50_amp() -> Job:
+    """The ResNet-50 recipe as a SLURM script today's formats read (``configs/resnet50_dle``):
+    8x A100 80GB, 256 images per GPU, ``--fp16``: the job, with its estimate, as ``check``
+    builds it."""
+    (job,) = load_jobs([RESNET50_CONFIG])
+    return job
+
+
+def _resnet50_tf32() -> Job:
+    """The same run without mixed precision: a framework that trains fp32 unless told (timm,
+    torchvision's references) states fp32 as its default, and cuDNN runs fp32 convolutions in
+    TF32 on an A100 (NVIDIA's 'TF32' column)."""
+    default = Default(value="fp32", format="timm", key="--amp", file="train.sh", line=1, column=1)
+    job = on_gpus({"name": "resnet50"}, "A100-80GB", 8, micro_batch_size=256, precision=None)
+    return job.model_copy(update={"defaults": {"/training/precision": default}})
+
+
 CASES = [
     Case(
         "torchtitan Llama 3 8B, 64xA100, FSDP, selective AC: 2,973 tok/s/GPU (step s)",
@@ -275,6 +299,20 @@ CASES = [
         1_720_320,
         _llama2("Llama-2-70B", 8),
         _gpu_hours,
+    ),
+    Case(
+        "ResNet-50 v1.5, 8xA100-80GB, AMP, 256 images/GPU: 16,621 img/s (step s)",
+        f"{DLE_RESNET50}: 2,048 images per step over 16,621 img/s",
+        8 * 256 / 16_621,
+        _resnet50_amp(),
+        _step,
+    ),
+    Case(
+        "ResNet-50 v1.5, 8xA100-80GB, TF32, 256 images/GPU: 7,248 img/s (step s)",
+        f"{DLE_RESNET50}: 2,048 images per step over 7,248 img/s",
+        8 * 256 / 7_248,
+        _resnet50_tf32(),
+        _step,
     ),
     *(
         Case(

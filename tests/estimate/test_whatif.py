@@ -6,7 +6,7 @@ import pytest
 
 from tests.estimate.jobs import llmc_gpt2, make_job
 from trainlint.estimate import estimate
-from trainlint.job import Job
+from trainlint.job import Default, Job
 
 
 def _llama_one_gpu(**training: object) -> Job:
@@ -116,3 +116,24 @@ def test_fp16_where_the_gpu_has_no_bf16() -> None:
 def test_only_declared_fp32_gets_a_mixed_precision_estimate(precision: str | None) -> None:
     mp = estimate(llmc_gpt2(precision=precision)).mixed_precision
     assert mp.precision is None and mp.speedup is None
+
+
+def _with_precision_default(value: str) -> Job:
+    job = llmc_gpt2(precision=None, max_steps=1000)  # no file states it
+    job.defaults["/training/precision"] = Default(
+        value=value, format="diffusers", key="mixed_precision", file="run.sh", line=3, column=2
+    )
+    return job
+
+
+def test_a_framework_s_fp32_default_is_re_estimated_as_declared_fp32_is() -> None:
+    """accelerate's ``mixed_precision: no`` under a diffusers script: fp32, not a guess."""
+    est = estimate(_with_precision_default("fp32"))
+    assert est.mixed_precision.precision == "bf16"
+    assert est.mixed_precision.peak_ratio == pytest.approx(989 / 67)
+    assert "training.precision" not in est.assumed
+
+
+def test_a_framework_s_bf16_default_needs_no_mixed_precision_estimate() -> None:
+    est = estimate(_with_precision_default("bf16"))
+    assert est.mixed_precision.precision is None

@@ -38,6 +38,8 @@ STABLE_IDS = {  # DESIGN §5: ids are stable forever
     "TL403": "no-time-limit",
     "TL404": "unknown-hardware",
     "TL405": "time-limit-far-beyond-run",
+    "TL406": "duplicate-experiment",
+    "TL407": "monthly-budget",
     "TL501": "no-fallback",
     "TL502": "no-seed",
     "TL901": "parse-error",

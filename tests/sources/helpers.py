@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import yaml
 from hypothesis import strategies as st
 
+from trainlint.assemble import assemble
 from trainlint.errors import SourceError
+from trainlint.job import Job
 from trainlint.sources.base import Document, Input
+from trainlint.workdir import working_directory
 
 FactRow = tuple[str, Any, int, int]
 RefRow = tuple[str, str, int, int]
@@ -41,6 +45,18 @@ def located(doc: Document) -> dict[str, tuple[Any, int, int]]:
         for f in doc.facts
         if f.pointer not in ALIKE
     }
+
+
+def job_values(job: Job) -> dict[str, Any]:
+    """pointer → value of every fact the job states or derives (as its provenance lists them)."""
+    data = job.model_dump(by_alias=True)
+    found: dict[str, Any] = {}
+    for pointer in job.provenance:
+        value: Any = data
+        for part in pointer.strip("/").split("/"):
+            value = value.get(part) if isinstance(value, dict) else None
+        found[pointer] = value
+    return found
 
 
 def near_misses(doc: Document) -> list[tuple[str, str | None, int]]:
@@ -77,3 +93,18 @@ def parse_never_raises(module: ModuleType, data: Any, path: str = "random.yaml")
         module.parse(file)
     except SourceError:
         pass
+
+
+def job_in(root: Path, path: str) -> Job:
+    """The one job ``path`` roots, assembled from ``root`` (a fresh repository, a tmp folder)."""
+    with working_directory(root):
+        (job,) = assemble([Path(path)])
+    return job
+
+
+def launched(root: Path, script: str, **files: str) -> Job:
+    """The job of a launch script ``run.sh`` holding ``script``, beside ``files`` (name → text)."""
+    for name, text in files.items():
+        (root / name).write_text(text)
+    (root / "run.sh").write_text(script)
+    return job_in(root, "run.sh")

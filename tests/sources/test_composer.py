@@ -11,6 +11,7 @@ import pytest
 
 from tests.sources.helpers import near_misses, rows
 from trainlint.assemble import assemble
+from trainlint.job import Location
 from trainlint.sources import composer, read_document
 from trainlint.sources.base import Document, Input
 
@@ -186,3 +187,23 @@ def test_a_zero_interval_is_no_interval(interval: str) -> None:
     text = f"{BASE}max_duration: 100ba\neval_loader: {{name: text}}\neval_interval: {interval}\n"
     facts = parsed(text)
     assert "/eval/strategy" not in facts and "/eval/every_steps" not in facts
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        ("0", {"/eval/strategy": "no"}),
+        ("0ba", {"/eval/strategy": "no"}),
+        ("500ba", {"/eval/every_steps": 500, "/eval/strategy": "steps"}),
+        ("1ep", {"/eval/strategy": "epoch"}),
+        ("0.1dur", {}),
+    ],
+)
+def test_an_eval_interval_override_turns_evaluation_off_or_sets_its_interval(
+    written: str, expected: dict[str, object]
+) -> None:
+    """llm-foundry's quick start runs ``eval_interval=0``: the config's interval no longer
+    holds, and TL305 must not count evaluations that never run."""
+    where = Location(file="run.yaml", line=3, column=5)
+    facts = composer.override_facts("eval_interval", written, where)
+    assert {f.pointer: f.value for f in facts} == expected

@@ -842,6 +842,13 @@ RESTART_LOOPS = {  # script → the line of the uncapped restart loop, None when
     "shebang -e": ("#!/bin/bash -e\nwhile true; do\n  torchrun train.py\ndone\n", None),
     "shebang env -S": ("#!/usr/bin/env -S bash -eux\nwhile :; do torchrun t.py; done\n", None),
     "shebang, no -e": ("#!/usr/bin/env bash\nwhile true; do\n  torchrun train.py\ndone\n", 2),
+    "while [ 1 ]": ("while [ 1 ]; do\n  torchrun train.py\ndone\n", 1),
+    "while [[ true ]]": ("while [[ true ]]; do\n  torchrun train.py\ndone\n", 1),
+    "while (( 1 ))": ("while (( 1 )); do\n  torchrun train.py\ndone\n", 1),
+    "while /bin/true": ("while /bin/true; do\n  torchrun train.py\ndone\n", 1),
+    "while (( 0 ))": ("while (( 0 )); do\n  torchrun train.py\ndone\n", None),
+    "while [ $RETRY ]": ("while [ $RETRY ]; do\n  torchrun train.py\ndone\n", None),
+    "while [ -f run ]": ("while [ -f run ]; do\n  torchrun train.py\ndone\n", None),
 }
 
 

@@ -220,3 +220,17 @@ def test_the_schedulers_time_limit_outranks_exit_duration(tmp_path: Path) -> Non
     assert job.resources.time_limit_s == 500 * 3600
     alone = _job(tmp_path, DIAGNOSTICS_UNDER_SLURM.replace("#SBATCH --time=500:00:00\n", ""))
     assert alone.resources.time_limit_s == 60 * 60
+
+
+def test_megatron_eval_flags_get_no_hugging_face_eval_default() -> None:
+    """HF's "``--eval_steps`` without ``--eval_strategy`` does not evaluate" followed
+    Megatron's ``--eval-interval`` too, and turned TL305 off on every Megatron job."""
+    text = "torchrun --nproc_per_node 8 pretrain_gpt.py --train-iters 100 --eval-interval 10\n"
+    doc = read_document(Input("pretrain.sh", text))
+    assert isinstance(doc, Document)
+    assert {f.pointer: f.value for f in doc.facts}["/eval/every_steps"] == 10
+    assert "/eval/strategy" not in {d.pointer for d in doc.defaults}
+    hf = "torchrun --nproc_per_node 8 train.py --max_steps 100 --eval_steps 10\n"
+    hf_doc = read_document(Input("train.sh", hf))
+    assert isinstance(hf_doc, Document)
+    assert "/eval/strategy" in {d.pointer for d in hf_doc.defaults}

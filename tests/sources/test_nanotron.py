@@ -76,3 +76,20 @@ def test_section_typos() -> None:
     text = "parallelism: {dp: 2, tp: 1, pp: 1}\ntokens: {train_steps: 5}\ncheckpoint: {}\n"
     assert near_misses(nanotron.parse(Input("c.yaml", text))) == [
         ("checkpoint", "checkpoints", 3)]  # fmt: skip
+
+
+def test_a_dummy_data_stage_has_no_loader_workers_to_starve() -> None:
+    """``dataset: null`` trains on nanotron's dummy generator (run_train.py): its
+    ``num_loading_workers: 1`` drove TL106 at warning on a job that loads nothing."""
+    text = (FRESH / "config_tiny_llama.yaml").read_text()
+    assert "dataset: null" in text
+    doc = nanotron.parse(Input("c.yaml", text))
+    assert "/data/num_workers" not in {f.pointer for f in doc.facts}
+    real = text.replace("dataset: null", "dataset: {hf_dataset_or_datasets: stas/openwebtext-10k}")
+    facts = {f.pointer: f.value for f in nanotron.parse(Input("c.yaml", real)).facts}
+    assert facts["/data/num_workers"] == 1
+
+
+def test_a_mamba_model_config_gives_its_width() -> None:
+    doc = read(FRESH / "mamba" / "config_mamba.yaml")
+    assert {f.pointer: f.value for f in doc.facts}["/model/hidden"] == 1536

@@ -95,3 +95,33 @@ def test_a_template_blank_in_gres_requests_no_gpu_count(gres: str) -> None:
     found = facts(f"#SBATCH --gres={gres}\nsrun python train.py --save_steps 5\n")
     assert "/resources/gpus_per_node" not in found or found["/resources/gpus_per_node"] is None
     assert "/resources/gpus_per_node" in facts("#SBATCH --gres=gpu:a100\nsrun python t.py\n")
+
+
+@pytest.mark.parametrize(
+    "folder",
+    [
+        '$(cd -- "$(dirname "$0")" >/dev/null 2>&1 ; pwd -P)',
+        '$(dirname "$0")',
+        "`dirname $0`",
+        '$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)',
+        '$(cd "$(dirname "${BASH_SOURCE[0]}")" &> /dev/null && pwd)',
+        '$(dirname "$(readlink -f "$0")")',
+        "$(realpath $(dirname $0))",
+    ],
+)
+def test_the_script_folder_idiom_resolves_beside_the_script(folder: str) -> None:
+    """nanotron's examples: ``EXAMPLE_PATH=$(cd -- "$(dirname "$0")" ...; pwd -P)`` then
+    ``--config-file $EXAMPLE_PATH/config.yaml``: the config is beside the script."""
+    launch = "torchrun --nproc_per_node 8 run_train.py --config-file $EXAMPLE_PATH/c.yaml"
+    text = f"EXAMPLE_PATH={folder}\n{launch}\n"
+    doc = read_document(Input("examples/train.sh", text))
+    assert isinstance(doc, Document)
+    assert [r.path for r in doc.references] == ["./c.yaml"]
+
+
+@pytest.mark.parametrize("other", ["$(pwd)", "$(dirname $CONFIG)", "$(cd $(dirname $0)/..; pwd)"])
+def test_other_command_substitutions_stay_unknown(other: str) -> None:
+    text = f"DIR={other}\ntorchrun --nproc_per_node 8 run_train.py --config-file $DIR/c.yaml\n"
+    doc = read_document(Input("examples/train.sh", text))
+    assert isinstance(doc, Document)
+    assert all(r.path != "./c.yaml" for r in doc.references)

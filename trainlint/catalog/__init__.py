@@ -1,5 +1,9 @@
 """The GPU and known-model catalogs (``data/*.json``) and the name matching that reads them.
 
+Two model catalogs: decoder-only language models by their config.json dimensions (``models``),
+and vision, diffusion and speech models whose work is counted per sample, an image or an audio
+clip (``sample_models``: parameters and forward FLOPs at a stated input size).
+
 Configs spell hardware and models many ways (``NVIDIA-A100-SXM4-80GB``, ``a100_80g``,
 ``meta-llama/Llama-3.1-8B-Instruct``); matching compares separator-free, lower-cased keys with
 vendor and variant words dropped, so each spelling needs no code, at most an alias row.
@@ -14,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, Literal, cast
 
 _SEPARATORS = re.compile(r"[\s\-_:/]+")
 # "8x H100", "H100:8" (SkyPilot): the count is not part of the name.
@@ -143,6 +147,42 @@ class ModelSpecEntry:
     mla: MlaSpec | None = None
 
 
+SampleFamily = Literal["convnet", "transformer", "unet"]
+Scaling = Literal["pixels", "seconds", "fixed"]
+_FAMILIES: tuple[str, ...] = ("convnet", "transformer", "unet")
+_SCALINGS: tuple[str, ...] = ("pixels", "seconds", "fixed")
+
+
+@dataclass(frozen=True)
+class SampleModel:
+    """A vision, diffusion or speech model: its parameters and the FLOPs of one forward pass of
+    one sample at the reference input (``image_size`` pixels of the square side, or
+    ``audio_seconds``), and how the count follows the job's input (``scaling``): ``pixels`` as
+    (side / image_size) ** ``size_exponent``, ``seconds`` in proportion, ``fixed`` not at all
+    (Whisper pads every clip to 30 s). ``family`` picks the utilisation band."""
+
+    name: str
+    family: SampleFamily
+    params: int
+    forward_flops: float
+    scaling: Scaling
+    image_size: int | None = None
+    audio_seconds: float | None = None
+    size_exponent: float = 2.0
+    aliases: tuple[str, ...] = ()
+    source: str = ""
+
+    def forward_flops_at(self, image_size: float | None, audio_seconds: float | None) -> float:
+        """Forward FLOPs of one sample at the job's input; the reference input's when the job
+        does not state it (or states the other kind)."""
+        if self.scaling == "pixels" and image_size and self.image_size:
+            scale: float = (image_size / self.image_size) ** self.size_exponent
+            return self.forward_flops * scale
+        if self.scaling == "seconds" and audio_seconds and self.audio_seconds:
+            return self.forward_flops * audio_seconds / self.audio_seconds
+        return self.forward_flops
+
+
 def _load(name: str) -> Any:
     data = resources.files("trainlint.catalog") / "data" / name
     return json.loads(data.read_text(encoding="utf-8"))
@@ -220,6 +260,28 @@ def _model(row: Mapping[str, Any]) -> ModelSpecEntry:
     )
 
 
+def _sample_model(row: Mapping[str, Any]) -> SampleModel:
+    family, scaling = str(row["family"]), str(row["scaling"])
+    if family not in _FAMILIES or scaling not in _SCALINGS:
+        raise ValueError(f"{row['name']}: unknown family {family!r} or scaling {scaling!r}")
+    reference = row.get("image_size") if scaling == "pixels" else row.get("audio_seconds")
+    if scaling != "fixed" and not reference:
+        raise ValueError(f"{row['name']}: {scaling} scaling needs its reference input")
+    audio = row.get("audio_seconds")
+    return SampleModel(
+        name=str(row["name"]),
+        family=cast(SampleFamily, family),
+        params=int(row["params"]),
+        forward_flops=float(row["forward_flops"]),
+        scaling=cast(Scaling, scaling),
+        image_size=_opt_int(row, "image_size"),
+        audio_seconds=None if audio is None else float(audio),
+        size_exponent=float(row.get("size_exponent", 2.0)),
+        aliases=tuple(str(a) for a in row["aliases"]),
+        source=str(row["source"]),
+    )
+
+
 @cache
 def gpus() -> tuple[GpuSpec, ...]:
     """Every GPU in the catalog, in catalog order (oldest first)."""
@@ -230,6 +292,12 @@ def gpus() -> tuple[GpuSpec, ...]:
 def models() -> tuple[ModelSpecEntry, ...]:
     """Every known model in the catalog."""
     return tuple(_model(row) for row in _load("models.json")["models"])
+
+
+@cache
+def sample_models() -> tuple[SampleModel, ...]:
+    """Every vision, diffusion and speech model in the catalog."""
+    return tuple(_sample_model(row) for row in _load("models.json")["sample_models"])
 
 
 def _key(text: str, noise: frozenset[str]) -> str:
@@ -243,7 +311,7 @@ def _gpu_key(text: str) -> str:
 
 
 def _index(
-    entries: Iterable[GpuSpec | ModelSpecEntry], key: Callable[[str], str]
+    entries: Iterable[GpuSpec | ModelSpecEntry | SampleModel], key: Callable[[str], str]
 ) -> dict[str, Any]:
     index: dict[str, Any] = {}
     for entry in entries:
@@ -264,6 +332,44 @@ def _gpu_index() -> dict[str, GpuSpec]:
 @cache
 def _model_index() -> dict[str, ModelSpecEntry]:
     return _index(models(), _model_key)
+
+
+def _sample_key(text: str) -> str:
+    """Separators dropped, case folded, no word dropped: ``base`` and ``large`` name sizes here
+    (``vit_base_patch16_224``, ``wav2vec2-base``)."""
+    return _key(text, frozenset())
+
+
+@cache
+def _sample_index() -> dict[str, SampleModel]:
+    return _index(sample_models(), _sample_key)
+
+
+# Weight and config files name the model they hold: ``yolov8n.pt``, ``sd_xl_base_1.0.safetensors``.
+_FILE_SUFFIX = re.compile(r"\.(?:pt|pth|ckpt|safetensors|bin|yaml|yml|py|onnx)$", re.IGNORECASE)
+
+
+def _spellings(part: str) -> tuple[str, ...]:
+    """A path component as written, without a weight or config file's suffix, and without a
+    timm pretrained tag (``resnet50.a1_in1k``: what follows the first dot)."""
+    bare = _FILE_SUFFIX.sub("", part)
+    return (part, bare, bare.split(".", 1)[0])
+
+
+def resolve_sample_model(name: str) -> SampleModel | None:
+    """The vision, diffusion or speech model a name means (a torchvision or timm name, a Hub
+    id, a weight file, a detectron2 or mmdet config); None when unknown.
+
+    Tries the whole name (a Hub id as the catalog lists it: ``google/vit-base-patch16-224``),
+    then each path component from the last, as written, then without a file suffix, then
+    without a timm pretrained tag; case and separators ignored."""
+    index = _sample_index()
+    for part in (name, *reversed(re.split(r"[/\\]+", name.strip()))):
+        for spelling in _spellings(part):
+            key = _sample_key(spelling)
+            if key and key in index:
+                return index[key]
+    return None
 
 
 def resolve_gpu(name: str) -> GpuSpec | None:

@@ -1,8 +1,9 @@
 """Command line: thin click commands over the library (only this package imports click/rich).
 
 One module per group of commands: ``checking`` (check, with ``--diff``), ``inspecting`` (show,
-estimate, rule, rules, formats, init), ``packs`` (pack ...), ``posting`` (comment) and
-``probing`` (probe); ``base`` holds the ``main`` group, the exit codes and the error handler.
+estimate, rule, rules, formats, init), ``packs`` (pack ...), ``posting`` (comment),
+``probing`` (probe), ``serving`` (server) and ``scanning`` (scan, report); ``base`` holds
+the ``main`` group, the exit codes and the error handler.
 Importing this package registers every command.
 
 Start-up time matters (a pre-commit hook runs this once per commit): these modules import click
@@ -14,12 +15,12 @@ from __future__ import annotations
 
 import gc
 
-from trainlint.cli import checking, inspecting, packs, posting, probing
+from trainlint.cli import checking, inspecting, packs, posting, probing, scanning, serving
 from trainlint.cli.base import main
 from trainlint.cli.packs import SIGNING_ALGORITHMS
 
 __all__ = ["SIGNING_ALGORITHMS", "checking", "collect_rarely", "inspecting", "main", "packs",
-           "posting", "probing", "run"]  # fmt: skip
+           "posting", "probing", "run", "scanning", "serving"]  # fmt: skip
 
 
 def run() -> None:

@@ -20,6 +20,9 @@ from trainlint.cli.base import (
     main,
     split_values,
 )
+from trainlint.cli.fixing import FixMode, fix_and_recheck
+from trainlint.cli.fixing import preview as preview_fixes
+from trainlint.cli.scanning import database_context
 from trainlint.cli.watching import (
     cache_folder,
     changed_files,
@@ -231,10 +234,37 @@ def print_text(console: Console, text: str) -> None:
     "of a locked rule then counts only when its approved_by is among them.",
 )
 @click.option(
+    "--db",
+    "db_url",
+    metavar="URL",
+    help="The org's scan database (trainlint scan): TL406 names duplicate experiments in "
+    "it, TL407 the team budgets this change crosses.",
+)
+@click.option(
     "--strict",
     is_flag=True,
     help="Report GPU workloads trainlint does not understand (TL907) as errors, for gates "
     "that want every workload checked.",
+)
+@click.option(
+    "--fix",
+    "fix",
+    is_flag=True,
+    help="Apply the safe fixes in place (the smallest text edit; comments and layout kept), "
+    "then report what remains; the exit code counts only the remaining findings.",
+)
+@click.option(
+    "--unsafe-fixes",
+    is_flag=True,
+    help="Also apply (with --fix) or show (with --fix-diff) the fixes that change the training "
+    "itself: checkpoint interval, activation recomputation, mixed precision.",
+)
+@click.option(
+    "--fix-diff",
+    "fix_preview",
+    is_flag=True,
+    help="Print the unified diff --fix would write, and write nothing (ruff's --diff; --diff "
+    "is diff mode here). Exit 1 when there is something to fix.",
 )
 @click.option(
     "--no-cache",
@@ -282,6 +312,10 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     config_file: Path | None = None,
     rego_v0: bool = False,
     conftest_dir: Path | None = None,
+    fix: bool = False,
+    unsafe_fixes: bool = False,
+    fix_preview: bool = False,
+    db_url: str | None = None,
     no_cache: bool = False,
     changed: bool = False,
     watch: bool = False,
@@ -305,7 +339,10 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
         offline=offline, workers=workers, strict=strict, packs=_pack_values(packs),
         approved_by=_names(approved_by), rego_v0=rego_v0, one_config=config_file is not None,
         conftest=conftest_dir.resolve() if conftest_dir else None,  # same policies in --diff
+        context=database_context(db_url, targets),
     )  # fmt: skip
+    fixing = FixMode(fix=fix, unsafe=unsafe_fixes, preview=fix_preview)
+    _check_fix_flags(fixing, diff_base, write_baseline)
     if diff_base is not None:
         refuse_with_diff(changed=changed, watch=watch)
         if write_baseline is not None or config_file is not None:
@@ -317,6 +354,8 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     own += [path for _, path in out.also]
     options = replace(options, config=config, exclude=own, cache=not no_cache)
     refuse_with_baseline(write_baseline, changed=changed, watch=watch)
+    if watch and fixing.on:
+        raise ConfigError("--watch cannot be combined with --fix or --fix-diff")
     if changed:
         targets, options = changed_files(targets, options)
     if watch:
@@ -325,9 +364,23 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
             targets, ignored, lambda: _report(run_check(targets, options), out, threshold)
         )
     report = run_check(targets, options)
+    if fixing.preview:
+        sys.exit(_exit_code(preview_fixes(report, fixing), exit_zero))
+    if fixing.fix:
+        report = fix_and_recheck(report, lambda: run_check(targets, options), fixing)
     if write_baseline is not None:
         sys.exit(_write_baseline(report, write_baseline))
     sys.exit(_exit_code(_report(report, out, threshold), exit_zero))
+
+
+def _check_fix_flags(mode: FixMode, diff_base: str | None, baseline: Path | None) -> None:
+    """Fixes edit the working tree once: not in diff mode (two revisions) nor while a
+    baseline is written; --unsafe-fixes widens --fix or --fix-diff and means nothing alone."""
+    if mode.on and (diff_base is not None or baseline is not None):
+        option = "--diff" if diff_base is not None else "--write-baseline"
+        raise ConfigError(f"--fix and --fix-diff cannot be combined with {option}")
+    if mode.unsafe and not mode.on:
+        raise ConfigError("--unsafe-fixes applies with --fix or --fix-diff")
 
 
 def _exit_code(code: int, exit_zero: bool) -> int:

@@ -33,6 +33,12 @@ from trainlint.cli.base import handle_errors, main
     help="Post this prepared markdown instead of computing the diff comment.",
 )
 @click.option("--dry-run", is_flag=True, help="Print the body; send nothing.")
+@click.option(
+    "--db",
+    "db_url",
+    metavar="URL",
+    help="The org's scan database: the comment says which team budgets the change crosses.",
+)
 @handle_errors
 def comment(  # noqa: PLR0913 - a click command: one parameter per option
     paths: tuple[Path, ...],
@@ -45,6 +51,7 @@ def comment(  # noqa: PLR0913 - a click command: one parameter per option
     behavior: str,
     body_file: Path | None,
     dry_run: bool,
+    db_url: str | None = None,
 ) -> None:
     """Post the cost-diff comment on a pull request or merge request (GITHUB_TOKEN/GITLAB_TOKEN)."""
     from trainlint.comment import post, sync
@@ -55,7 +62,7 @@ def comment(  # noqa: PLR0913 - a click command: one parameter per option
         body = body_file.read_text(encoding="utf-8")
     else:
         ref = post.base_ref(kind, base, os.environ, host)
-        body = diff_body(paths, ref, post.link_base(kind, target, os.environ))
+        body = diff_body(paths, ref, post.link_base(kind, target, os.environ), db_url)
     if host is None:
         click.echo(body, nl=not body.endswith("\n"))
         return
@@ -64,11 +71,19 @@ def comment(  # noqa: PLR0913 - a click command: one parameter per option
     click.echo(f"trainlint: comment {outcome.action}: {where}", err=True)
 
 
-def diff_body(paths: tuple[Path, ...], base: str, links: str | None) -> str:
-    """The PR comment for the jobs changed since ``base`` (diff mode, rendered as markdown)."""
+def diff_body(
+    paths: tuple[Path, ...], base: str, links: str | None, db_url: str | None = None
+) -> str:
+    """The PR comment for the jobs changed since ``base`` (diff mode, rendered as markdown);
+    with the scan database, the team budgets the change crosses first."""
+    from trainlint.cli.scanning import database_context
     from trainlint.diff import diff_check
     from trainlint.lint import CheckOptions
     from trainlint.report.markdown import render_comment
+    from trainlint.scans.render import budget_notes
 
-    diff = diff_check(list(paths) or [Path(".")], base, CheckOptions())
-    return render_comment(diff, link_base=links)
+    targets = list(paths) or [Path(".")]
+    diff = diff_check(targets, base, CheckOptions(context=database_context(db_url, targets)))
+    notes = budget_notes(diff.head_report().jobs) if db_url else []
+    body = render_comment(diff, link_base=links)
+    return "".join(f"> **Budget:** {note}\n\n" for note in notes) + body

@@ -20,8 +20,9 @@ from importlib import resources
 
 from trainlint.estimate.inputs import Inputs
 from trainlint.estimate.ledger import Ledger, derived
-from trainlint.estimate.mfu import Band, mfu_band
+from trainlint.estimate.mfu import Band, Family, mfu_band
 from trainlint.estimate.params import EstimateParams
+from trainlint.estimate.samples import compute_format
 from trainlint.job import Comm
 
 RECOMPUTE_FACTOR = 4.0 / 3.0
@@ -143,12 +144,19 @@ def pool_bytes_per_s(inp: Inputs, world: int, per_node: int, p: EstimateParams) 
 
 
 def job_band(inp: Inputs) -> Band:
-    """The utilisation band of published runs like the job (size, GPU, precision, layout)."""
+    """The utilisation band of published runs like the job (family, size, GPU, precision,
+    layout): a vision, diffusion or speech model's from runs of its family."""
     params = inp.active_params or inp.params
     world = inp.hw.world.value if inp.hw.world else None
-    compute = inp.precision.value.compute
+    compute = compute_format(inp.precision.value, inp.sample, inp.hw.gpu)
+    family: Family = inp.sample.model.family if inp.sample else "language"
     return mfu_band(
-        params.value if params else None, inp.hw.gpu, compute, world, inp.zero_stage >= 3
+        params.value if params else None,
+        inp.hw.gpu,
+        compute,
+        world,
+        inp.zero_stage >= 3,
+        family=family,
     )
 
 
@@ -179,13 +187,22 @@ def gathers_per_step(inp: Inputs, world: int) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class Compute:
+    """FLOPs per unit of work and units per step (tokens, or samples for a per-sample model:
+    ``per_sample``), step time and its communication."""
+
     flops_per_token: float | None = None
     tokens_per_step: int | None = None
     step_time_s: float | None = None
     comm: Comm = field(default_factory=Comm)
+    per_sample: bool = False
 
 
 def _flops(inp: Inputs, led: Ledger) -> float | None:
+    """Training FLOPs per unit of work: per token for a language model, per sample (image,
+    clip) for a vision, diffusion or speech model (``samples.sample_work``)."""
+    if inp.sample is not None:
+        per_sample = inp.sample.flops_per_sample
+        return led.put("flops_per_sample", per_sample.value, per_sample.source)
     if inp.params is None:
         led.missing("model.params")
         return None
@@ -202,6 +219,8 @@ def _flops(inp: Inputs, led: Ledger) -> float | None:
 def _tokens(inp: Inputs, p: EstimateParams, led: Ledger) -> int | None:
     """Tokens per optimizer step: sequences x length, times the assumed ``padded_fill`` when
     batches are padded only to their longest sample (no packing)."""
+    if inp.sample is not None:
+        return _samples(inp, led)
     seq, glob = inp.dims.seq_len, inp.global_batch
     if seq is None:
         led.missing("model.seq_len")
@@ -217,8 +236,21 @@ def _tokens(inp: Inputs, p: EstimateParams, led: Ledger) -> int | None:
     return led.put("tokens_per_step", glob.value * seq.value, derived(glob.source, seq.source))
 
 
+def _samples(inp: Inputs, led: Ledger) -> int | None:
+    """Samples (images, clips) per optimizer step: the global batch."""
+    glob = inp.global_batch
+    if glob is None:
+        if inp.micro_batch is None:
+            led.missing("training.micro_batch_size")
+        if inp.hw.world is None:
+            led.missing("resources.world_size")
+        return None
+    return led.put("samples_per_step", glob.value, glob.source)
+
+
 def _peak(inp: Inputs, led: Ledger) -> float | None:
-    gpu, fmt = inp.hw.gpu, inp.precision.value.compute
+    gpu = inp.hw.gpu
+    fmt = compute_format(inp.precision.value, inp.sample, gpu)
     if gpu is None:
         led.missing("resources.gpu.model")
         return None
@@ -297,15 +329,16 @@ def job_compute(
     Step time is the compute time at the job's utilisation plus the exposed communication.
     """
     fpt, tokens, peak = _flops(inp, led), _tokens(inp, p, led), _peak(inp, led)
-    world = inp.hw.world
+    world, per_sample = inp.hw.world, inp.sample is not None
     if world is None:
         led.missing("resources.world_size")
     if fpt is None or tokens is None or peak is None or world is None:
-        return Compute(fpt, tokens)
+        return Compute(fpt, tokens, per_sample=per_sample)
     mfu = inp.mfu if inp.mfu is not None else utilization(inp, p)  # estimate.ranges varies it
     compute_s = step_time_s(tokens, fpt, world.value, peak, mfu, inp.recompute)
     comm = _comm(inp, p, led, gpus_per_node, compute_s)
     step = compute_s + ((comm.exposed_s or 0.0) if comm else 0.0)
     if not math.isfinite(step):
-        return Compute(fpt, tokens)
-    return Compute(fpt, tokens, led.put("step_time_s", step, "default"), comm or Comm())
+        return Compute(fpt, tokens, per_sample=per_sample)
+    step_s = led.put("step_time_s", step, "default")
+    return Compute(fpt, tokens, step_s, comm or Comm(), per_sample)

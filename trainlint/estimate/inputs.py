@@ -24,6 +24,7 @@ from trainlint.catalog import (
     ModelSpecEntry,
     params_from_dims,
     resolve_gpu,
+    resolve_sample_model,
 )
 from trainlint.catalog import resolve_model as _resolve_model
 from trainlint.derive import global_batch, micro_batch, world_size
@@ -37,6 +38,7 @@ from trainlint.estimate.precision import (
     parse_optimizer,
     parse_precision,
 )
+from trainlint.estimate.samples import SampleWork, sample_work
 from trainlint.fleet import FleetHardware, Interconnect, hardware
 from trainlint.job import Job, Source
 
@@ -96,6 +98,7 @@ class Inputs:
     active_params: Sourced[int] | None = None  # MoE: parameters per token (FLOPs); dense: params
     padded_to_longest: bool = False  # no packing, batches padded to their longest sample
     mfu: float | None = None  # the MFU this evaluation assumes (estimate.ranges varies it)
+    sample: SampleWork | None = None  # a vision/diffusion/speech model: work counted per sample
 
     def data_parallel(self, world: int) -> int:
         """Data-parallel degree: the world divided among tensor and pipeline ranks."""
@@ -388,9 +391,17 @@ def _active(entry: ModelSpecEntry | None, params: Sourced[int] | None) -> Source
 
 
 def _precision(job: Job, p: EstimateParams, assumed: Assumed) -> Sourced[Precision]:
+    """As stated, else the framework's default the job's format states (timm, MMEngine and
+    detectron2 train fp32 unless told), else the pack's ``default_precision``."""
     parsed = parse_precision(job.training.precision)
     if parsed is not None:
         return Sourced(parsed, "declared")
+    framework = job.defaults.get("/training/precision")
+    own = (
+        parse_precision(framework.value) if framework and isinstance(framework.value, str) else None
+    )
+    if own is not None:  # the framework's own default (accelerate's fp32), not a guess
+        return Sourced(own, "default")
     fallback = parse_precision(p.default_precision) or PRECISIONS["bf16"]
     assumed["training.precision"] = fallback.name
     return Sourced(fallback, "default")
@@ -571,6 +582,30 @@ def with_guess(job: Job, inp: Inputs, guess: Guess) -> Inputs:
     )
 
 
+def _input_size(job: Job, pixels: bool) -> Sourced[float] | None:
+    """The job's image side or clip length: stated, else its framework's default (Ultralytics'
+    ``imgsz`` 640), else unknown; absurd or non-positive values are unknown."""
+    pointer = "/data/image_size" if pixels else "/data/audio_seconds"
+    default = job.defaults.get(pointer)
+    framework = default.value if default is not None else None
+    stated = job.data.image_size if pixels else job.data.audio_seconds
+    candidates: tuple[tuple[object, Source], ...] = ((stated, "declared"), (framework, "default"))
+    for value, source in candidates:
+        usable = finite(value) if isinstance(value, int | float) else None
+        if usable is not None and usable > 0 and not isinstance(value, bool):
+            return Sourced(usable, source)
+    return None
+
+
+def _sample(job: Job, entry: ModelSpecEntry | None, assumed: Assumed) -> SampleWork | None:
+    """The vision, diffusion or speech model the job names, when no language model matches,
+    with its training FLOPs per sample at the job's image size or clip length."""
+    model = resolve_sample_model(job.model.name) if job.model.name and entry is None else None
+    if model is None:
+        return None
+    return sample_work(model, _input_size(job, model.scaling == "pixels"), assumed)
+
+
 def resolve(job: Job, p: EstimateParams, guess: Guess | None = None) -> Inputs:
     """Resolve a job's inputs against the catalogs and the parameters; ``guess`` fills the
     inputs the job leaves unknown (``estimate.ranges``)."""
@@ -578,7 +613,10 @@ def resolve(job: Job, p: EstimateParams, guess: Guess | None = None) -> Inputs:
     guess = guess or Guess()
     entry = _resolve_model(job.model.name) if job.model.name else None
     dims = _dims(job, entry, guess)
+    sample = _sample(job, entry, assumed)
     params = _params(job, entry, dims)
+    if params is None and sample is not None:
+        params = Sourced(sample.model.params, "catalog")
     trainable, peft = _trainable(job, params, p, assumed, _lora(job, dims, entry))
     par = job.training.parallelism
     tensor, pipeline = positive(par.tensor) or 1, positive(par.pipeline) or 1
@@ -614,6 +652,7 @@ def resolve(job: Job, p: EstimateParams, guess: Guess | None = None) -> Inputs:
         active_params=_active(entry, params),
         padded_to_longest=_padded_to_longest(job, p, assumed),
         mfu=guess.mfu,
+        sample=sample,
     )
 
 

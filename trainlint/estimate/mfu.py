@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from trainlint.catalog import GpuSpec
 
@@ -63,9 +63,25 @@ class Band(NamedTuple):
     high: float
 
 
+Family = Literal["language", "convnet", "transformer", "unet"]
+
+_FAMILY_RUNS: dict[str, frozenset[str]] = {
+    "language": frozenset({"language"}),
+    "convnet": frozenset({"convnet"}),
+    "transformer": frozenset({"language"}),
+    "unet": frozenset({"unet", "convnet"}),
+}
+"""The runs each model family's band is drawn from. Vision and speech transformers (ViT, Swin,
+DiT, Whisper, wav2vec2) spend their FLOPs in the same GEMMs as language models: the language
+runs stand in until the table holds their own. A diffusion UNet's own runs are inference
+(forward passes, an upper bound for training); it is half convolutions (49% of SD 1.4's UNet
+operations: onnx-tool's count), so the convnet runs widen its band downward (assumed)."""
+
+
 @dataclass(frozen=True)
 class Run:
-    """One published run: its size, hardware, precision, layout and the utilisation reached."""
+    """One published run: its model family, size, hardware, precision, layout and the
+    utilisation reached."""
 
     params: float
     gpu: str
@@ -74,6 +90,7 @@ class Run:
     sharded: bool
     utilization: float  # of executed work: MFU, times 4/3 under full recomputation
     source: str
+    family: str = "language"
 
 
 @cache
@@ -90,6 +107,7 @@ def runs() -> tuple[Run, ...]:
             sharded=bool(r["sharded"]),
             utilization=float(r["mfu"]) * (RECOMPUTE_WORK if r["full_recompute"] else 1.0),
             source=str(r["source"]),
+            family=str(r.get("family", "language")),
         )
         for r in rows
     )
@@ -104,10 +122,17 @@ def _size_class(params: float) -> int:
     return sum(params >= edge for edge in _SIZE_DECADES)
 
 
-def _precision_class(precision: str | None) -> str:
+def _precision_class(precision: str | None, families: frozenset[str]) -> str:
     """fp8 runs are measured against the fp8 peak; every other format runs its GEMMs in 16 bits
-    or on the format's own peak (fp32, tf32: assumed like bf16)."""
-    return "fp8" if precision == "fp8" else "16-bit"
+    or on the format's own peak (fp32, tf32: assumed like bf16). Convolutions are another
+    matter: memory-bound layers (normalisation, activations) weigh more the faster the peak,
+    so convnets reach 43-56% of the fp32 peak, 9-14% of TF32's and 13-20% of fp16's (the
+    convnet runs of mfu.json): their runs are told apart by format."""
+    if precision == "fp8":
+        return "fp8"
+    if "convnet" in families and precision in ("fp32", "tf32"):
+        return precision
+    return "16-bit"
 
 
 @dataclass(frozen=True)
@@ -120,11 +145,14 @@ class Lookup:
     size: int | None  # _size_class of the parameter count; None when unknown
     one_node: bool | None  # at most one node of GPUs; None when the count is unknown
     sharded: bool
+    families: frozenset[str] = frozenset({"language"})  # the runs' families (_FAMILY_RUNS)
 
 
 def _hardware_tests(job: Lookup) -> list[Callable[[Run], bool]]:
     """Tests of the hardware and number format: runs that pass them bound the band."""
-    tests: list[Callable[[Run], bool]] = [lambda r: _precision_class(r.precision) == job.precision]
+    tests: list[Callable[[Run], bool]] = [
+        lambda r: _precision_class(r.precision, job.families) == job.precision
+    ]
     if job.generation is not None:
         tests.append(lambda r: generation(r.gpu) == job.generation)
     return tests
@@ -151,9 +179,10 @@ def _narrow(chosen: Sequence[Run], tests: list[Callable[[Run], bool]]) -> list[R
 
 
 def peer_runs(job: Lookup) -> list[Run]:
-    """Published runs on the job's GPU generation and number format: their spread is what a job
-    on this hardware may reach, whatever its size and layout."""
-    return _narrow(runs(), _hardware_tests(job))
+    """Published runs of the job's model families on its GPU generation and number format:
+    their spread is what a job on this hardware may reach, whatever its size and layout."""
+    family = [r for r in runs() if r.family in job.families]
+    return _narrow(family, _hardware_tests(job))
 
 
 def similar_runs(job: Lookup) -> list[Run]:
@@ -161,24 +190,30 @@ def similar_runs(job: Lookup) -> list[Run]:
     return _narrow(peer_runs(job), _workload_tests(job))
 
 
-def mfu_band(
+def mfu_band(  # noqa: PLR0913 - the job's traits the table is searched by
     params: float | None,
     gpu: GpuSpec | None,
     precision: str | None,
     world: int | None,
     sharded: bool,
+    family: Family = "language",
 ) -> Band:
     """Utilisation of the executed FLOPs for a job like this: the median of the most similar
     published runs, from ``LOW_SHARE`` of the least to the most efficient run on the same
     hardware and format (the nearest runs agree more closely than jobs do: Llama 2's
-    production runs reached less than MosaicML's benchmarks of the same sizes)."""
+    production runs reached less than MosaicML's benchmarks of the same sizes). A vision,
+    diffusion or speech model's band comes from its family's runs (``_FAMILY_RUNS``); their
+    size classes are a language model's, so only a language model is matched by size."""
+    families = _FAMILY_RUNS[family]
+    sized = family == "language" and params is not None and params > 0
     return _band(
         Lookup(
-            precision=_precision_class(precision),
+            precision=_precision_class(precision, families),
             generation=generation(gpu.name) if gpu else None,
-            size=_size_class(params) if params is not None and params > 0 else None,
+            size=_size_class(params) if sized and params is not None else None,
             one_node=None if world is None else world <= _ONE_NODE,
             sharded=sharded,
+            families=families,
         )
     )
 

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from trainlint.catalog import ModelSpecEntry
+from trainlint.catalog import ModelSpecEntry, resolve_sample_model
 from trainlint.catalog import resolve_model as _resolve_model
 from trainlint.derive import model_parallel
 from trainlint.estimate.checkpoint import job_checkpoint, job_mtbf_s
@@ -82,6 +82,7 @@ POINTERS = (
     "/gpus",
     "/step_time_s",
     "/tokens_per_step",
+    "/samples_per_step",
     "/memory/total_bytes",
     "/memory/utilization",
     "/memory/utilization_without_recompute",
@@ -153,10 +154,12 @@ class Core:
 
     def values(self) -> dict[str, float]:
         """The ranged numbers of this evaluation, by pointer; unknown ones left out."""
+        per_sample = self.compute.per_sample
         roots: dict[str, Any] = {
             "gpus": self.inp.hw.world.value if self.inp.hw.world else None,
             "step_time_s": self.compute.step_time_s,
-            "tokens_per_step": self.compute.tokens_per_step,
+            "tokens_per_step": None if per_sample else self.compute.tokens_per_step,
+            "samples_per_step": self.compute.tokens_per_step if per_sample else None,
             "memory": self.memory,
             "comm": self.compute.comm,
             "checkpoint": self.checkpoint,
@@ -306,6 +309,8 @@ def _seq_len(job: Job) -> Interval | None:
     if positive(job.model.seq_len) is not None:
         return None
     entry = _resolve_model(job.model.name) if job.model.name else None
+    if entry is None and job.model.name and resolve_sample_model(job.model.name):
+        return None  # an image or audio model has no sequence length
     context = context_of(entry)
     return Interval(min(SHORT_SEQ, context), min(LIKELY_SEQ, context), context)
 

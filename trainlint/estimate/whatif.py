@@ -133,10 +133,12 @@ def memory_fixes(
 def mixed_precision(
     basis: Basis, led: Ledger, steps: int | None, step_s: float | None, per_node: int | None
 ) -> MixedPrecisionCost:
-    """A declared-fp32 job at the GPU's 16-bit peak; empty for any other precision."""
+    """A fp32 job (declared, or its framework's default: not the estimator's guess, which
+    ``assumed`` records) at the GPU's 16-bit peak; empty for any other precision."""
     inp, p = basis.inp, basis.p
     gpu = inp.hw.gpu
-    if gpu is None or inp.precision.source != "declared" or inp.precision.value.name != "fp32":
+    guessed = "training.precision" in inp.assumed
+    if gpu is None or guessed or inp.precision.value.name != "fp32":
         return MixedPrecisionCost()
     fp32 = gpu.peak_flops("fp32")
     name = next((n for n in ("bf16", "fp16") if gpu.peak_flops(n)), None)

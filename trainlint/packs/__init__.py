@@ -50,6 +50,16 @@ _ID_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 
 
 @dataclass(frozen=True)
+class Autofix:
+    """METADATA ``custom.autofix``: the rule's findings can carry a mechanical fix
+    (``check --fix``), described for the docs; ``safe`` says whether plain ``--fix`` applies
+    it or only ``--unsafe-fixes`` (it changes the training itself)."""
+
+    safe: bool
+    description: str
+
+
+@dataclass(frozen=True)
 class RuleMeta:
     """What a rule says about itself; the source of its docs, SARIF rule entry and findings."""
 
@@ -66,6 +76,7 @@ class RuleMeta:
     example: str = ""
     fix: str = ""
     references: tuple[str, ...] = ()
+    autofix: Autofix | None = None
 
 
 @dataclass(frozen=True)
@@ -359,6 +370,17 @@ class _Problems:
             return ""
         return value.strip("\n")
 
+    def autofix(self, custom: dict[str, Any]) -> Autofix | None:
+        """``custom.autofix``: ``{safe: true|false, description: ...}``, or absent."""
+        value = custom.get("autofix")
+        if value is None:
+            return None
+        if not isinstance(value, dict) or not isinstance(value.get("safe"), bool):
+            self.add("METADATA custom.autofix needs safe: true or false", "custom", "autofix")
+            return None
+        description = self.text(value, "custom", "autofix", "description")
+        return Autofix(safe=value["safe"], description=description)
+
     def references(self, value: Any) -> tuple[str, ...]:
         """OPA's ``related_resources``: a list of ``{ref, description}`` or plain URLs."""
         if value is None:
@@ -422,6 +444,7 @@ def _validate(metadata: dict[str, Any], package: str, problems: _Problems) -> Ru
         example=problems.optional_text(custom, "custom", "example"),
         fix=problems.optional_text(custom, "custom", "fix"),
         references=problems.references(metadata.get("related_resources")),
+        autofix=problems.autofix(custom) if custom else None,
     )
 
 

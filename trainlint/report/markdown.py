@@ -13,11 +13,15 @@ fence or a ``<details>`` block is never cut in the middle.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from trainlint.findings import SEVERITY_RANK, Finding, Severity
+from trainlint.fix.suggestion import suggestion
+from trainlint.fix.text import read_source
 from trainlint.report._links import file_link, rule_help_uri
 from trainlint.report.text import format_waste
 from trainlint.results import (
@@ -55,7 +59,8 @@ def render(report: Report, *, link_base: str | None = None) -> str:
     if counted:
         help_uris = {rule.id: rule_help_uri(rule) for rule in report.rules}
         lines += ["### Findings, most costly first", ""]
-        lines += [_finding_entry(f, link_base, help_uris.get(f.rule)) for f in counted]
+        lines += [_finding_entry(f, link_base, help_uris.get(f.rule)) + _suggested(f, report.root)
+                  for f in counted]  # fmt: skip
         lines.append("")
     suppressed = [f for f in report.findings if f.suppression is not None]
     if suppressed:
@@ -63,6 +68,27 @@ def render(report: Report, *, link_base: str | None = None) -> str:
         lines += _details(f"{len(suppressed)} suppressed", items)
     lines += [f"- **error** `{_code(e.job)}`: {_cell(e.message)}" for e in report.errors]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _suggested(finding: Finding, root: Path | None) -> str:
+    """The finding's fix as a GitHub ``suggestion`` block in its list item: the whole lines
+    it changes, after the fix, read from the file under ``root`` (the current directory when
+    None); "" when it has none or its lines cannot be read. A reviewer who copies it onto the
+    lines (or a review comment there) gets what ``check --fix`` writes."""
+    if finding.fix is None:
+        return ""
+    path = finding.fix.edits[0].path if finding.fix.edits else finding.file
+    source = read_source((root or Path.cwd()) / path, path)
+    shown = suggestion(finding.fix, source) if source is not None else None
+    if shown is None:
+        return ""
+    how = "`trainlint check --fix`" if finding.fix.safe else "`--fix --unsafe-fixes`, unsafe"
+    last = f"-{shown.last}" if shown.last != shown.first else ""
+    span = f"line{'s' if last else ''} {shown.first}{last}"
+    fence = "```" + "`" * max((len(run) - 2 for run in re.findall(r"`{3,}", shown.text)), default=0)
+    body = [f"  {line}" if line else "" for line in shown.text.split("\n")] if shown.text else []
+    head = f"  {_cell(finding.fix.title)} ({how}), {span} of `{_code(path)}`:"
+    return "\n".join(["", "", head, "", f"  {fence}suggestion", *body, f"  {fence}"])
 
 
 def _cost_order(finding: Finding) -> tuple[float, int, str, int, int, str]:
@@ -145,10 +171,12 @@ def render_comment(diff: DiffReport, *, limit: int = LIMIT, link_base: str | Non
     """
 
     cache: dict[int, str] = {}
+    at_head = {id(f) for f in diff.new}  # fixes edit the head's text; a new finding's own item
 
     def item(finding: Finding) -> str:  # each list item is formatted once, however many tries
         if id(finding) not in cache:
-            cache[id(finding)] = _item(finding, link_base)
+            fix = _suggested(finding, None) if id(finding) in at_head else ""
+            cache[id(finding)] = _item(finding, link_base) + fix
         return cache[id(finding)]
 
     def build(budget: _Budget) -> str:

@@ -37,6 +37,8 @@ scanning" page marks as required or uses:
   ``external`` for per-file-ignores, waivers and the baseline; status ``accepted``, the reason as
   ``justification`` (omitted when there is none: no empty strings); viewers that honour
   ``suppressions`` show the result as suppressed rather than open.
+- a finding with a fix carries ``fixes``: the edits as ``artifactChanges[].replacements``
+  (``deletedRegion`` and ``insertedContent``), ``properties.safe`` false for an unsafe one.
 - run errors (a job that could not be checked) are ``toolExecutionNotifications`` of
   ``invocations[0]``, whose ``executionSuccessful`` is false when there are any.
 
@@ -55,7 +57,7 @@ from typing import Any
 from urllib.parse import quote
 
 import trainlint
-from trainlint.findings import Finding, Suppression
+from trainlint.findings import Finding, Fix, Suppression
 from trainlint.packs import RuleMeta
 from trainlint.report._links import rule_help_uri
 from trainlint.report.text import format_waste
@@ -199,7 +201,32 @@ def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
         result["properties"]["waste"] = waste
     if finding.suppression is not None:
         result["suppressions"] = [_suppression(finding.suppression)]
+    if finding.fix is not None:
+        result["fixes"] = [_fix(finding.fix)]
     return result
+
+
+def _fix(fix: Fix) -> dict[str, Any]:
+    """SARIF's ``fix``: one ``artifactChange`` per file, each edit a ``replacement`` whose
+    ``deletedRegion`` ends before ``endColumn`` (SARIF's regions end there, as TextEdit's
+    do); ``properties.safe`` tells what ``check --fix`` applies from what needs
+    ``--unsafe-fixes``."""
+    by_path: dict[str, list[dict[str, Any]]] = {}
+    for edit in fix.edits:
+        by_path.setdefault(edit.path, []).append({
+            "deletedRegion": {
+                "startLine": edit.start_line, "startColumn": edit.start_column,
+                "endLine": edit.end_line, "endColumn": edit.end_column,
+            },
+            "insertedContent": {"text": edit.new_text},
+        })  # fmt: skip
+    changes = [
+        {"artifactLocation": {"uri": artifact_uri(path), "uriBaseId": SRCROOT},
+         "replacements": replacements}
+        for path, replacements in by_path.items()
+    ]  # fmt: skip
+    return {"description": {"text": fix.title}, "artifactChanges": changes,
+            "properties": {"safe": fix.safe}}  # fmt: skip
 
 
 def result_fingerprint(finding: Finding) -> str:

@@ -15,7 +15,22 @@ def render(report: Report) -> str:
     lines = [format_finding(f) for f in report.findings if f.suppression is None]
     lines.extend(f"error: {e.job}: {e.message}" for e in report.errors)
     lines.append(summary(report))
-    return "\n".join(lines) + "\n"
+    hint = fixable(report.findings)
+    return "\n".join([*lines, *([hint] if hint else [])]) + "\n"
+
+
+def fixable(findings: list[Finding]) -> str:
+    """ruff's closing hint: how many of the findings that count ``--fix`` would fix, and how
+    many more ``--unsafe-fixes`` would; "" when none."""
+    fixes = [f.fix for f in findings if f.fix is not None and f.suppression is None]
+    safe = sum(1 for fix in fixes if fix.safe)
+    unsafe = len(fixes) - safe
+    if not fixes:
+        return ""
+    more = f" ({unsafe} more with --unsafe-fixes)" if unsafe and safe else ""
+    if not safe:
+        return f"[*] {unsafe} fixable with --fix --unsafe-fixes."
+    return f"[*] {safe} fixable with --fix{more}."
 
 
 def format_finding(finding: Finding) -> str:

@@ -362,8 +362,30 @@ def _defaults(data: dict[str, Any], locate: Locate) -> list[DocumentDefault]:
     return defaults
 
 
+def _eval_override(value: Any, location: Location) -> list[Fact]:
+    """``eval_interval=0`` turns periodic evaluation off (llm-foundry's quick start runs it so);
+    ``500ba`` evaluates every 500 steps, ``1ep`` every epoch. The config's eval_loader is not
+    known here, so a positive interval is read as written."""
+    if value in (0, "0") or (isinstance(value, str) and _ZERO.match(value)):
+        return fact("/eval/strategy", "no", location)
+    interval = parse_time(value)
+    if interval is None or interval.unit not in ("ba", "ep"):
+        return []
+    if interval.unit == "ep":
+        return fact("/eval/strategy", "epoch", location)
+    return fact("/eval/every_steps", n.positive_int(int(interval.amount)), location) + fact(
+        "/eval/strategy", "steps", location
+    )
+
+
+_ZERO = re.compile(r"^\s*0+(?:\.0*)?\s*(?:ep|ba|sp|tok|dur)?\s*$")
+
+
 def override_facts(key: str, value: Any, location: Location) -> list[Fact]:
-    """``max_duration=100ba`` after ``composer train.py cfg.yaml``: the keys of TABLE."""
+    """``max_duration=100ba`` after ``composer train.py cfg.yaml``: the keys of TABLE, and
+    ``eval_interval``."""
+    if key == "eval_interval":
+        return _eval_override(value, location)
     nested: Any = value
     for part in reversed(key.split(".")):
         nested = {part: nested}

@@ -473,6 +473,7 @@ _CONFIG_FILE = re.compile(r"\.(?:ya?ml|json|toml)$", re.IGNORECASE)
 _REFERENCE_FLAGS: dict[str, Role] = {
     "config": "config", "config_file": "config", "configs": "config",
     "job.config_file": "config",  # torchtitan: ``-m torchtitan.train --job.config_file x.toml``
+    "dataset_config": "config",  # kohya sd-scripts: ``train_network.py --dataset_config d.toml``
     "deepspeed": "deepspeed", "deepspeed_config": "deepspeed",
 }  # fmt: skip
 
@@ -491,12 +492,20 @@ def program_facts(
     references: list[Reference] = []
     stated: dict[str, tuple[str | bool, Location]] = {}
     single_dash = any(reader.single_dash for reader in readers)
-    for flag, value, word in _arguments(words, single_dash):
+    for index, (flag, value, word) in enumerate(_arguments(words, single_dash)):
         where = location(file, word)
+        if index == 0 and flag is None and isinstance(value, str):
+            facts += _first_positional(readers, value, where)
         if flag is not None:
             stated[flag] = (value, where)
             facts += _flag_facts(readers, flag, value, where)
-            references += _flag_reference(flag, value, where)
+            references += _flag_reference(flag, value, where) or _key_value_reference(
+                readers, flag.lstrip("-").replace("-", "_"), value, where
+            )
+        elif isinstance(value, str) and (assigned := _key_value(readers, value)) is not None:
+            stated[assigned[0]] = (assigned[1], where)
+            facts += _flag_facts(readers, *assigned, where)
+            references += _key_value_reference(readers, *assigned, where)
         elif isinstance(value, str) and (override := _hydra_override(value)) is not None:
             facts += _flag_facts(_hydra_apps(readers), *override, where)
         elif (
@@ -507,7 +516,36 @@ def program_facts(
             # an override ``data=coco.yaml`` (its tool resolves it, maybe from a package)
             references.append(Reference(value, where, "config"))
     facts += [fact for reader in readers if reader.together for fact in reader.together(stated)]
+    located = [(word.text, location(file, word)) for word in words]
+    facts += [fact for reader in readers if reader.arguments for fact in reader.arguments(located)]
     return facts, references
+
+
+def _first_positional(readers: Sequence[Flags], value: str, where: Location) -> list[Fact]:
+    """What a program's leading positional argument means to the formats reading it."""
+    readers_ = [reader.first_positional for reader in readers if reader.first_positional]
+    return [fact for read in readers_ for fact in read("", value, where)]
+
+
+_KEY_VALUE = re.compile(r"([A-Za-z_]\w*)=(.*)", re.DOTALL)
+
+
+def _key_value(readers: Sequence[Flags], text: str) -> tuple[str, str] | None:
+    """``epochs=10`` as (key, value) for a program that takes ``key=value`` arguments."""
+    match = _KEY_VALUE.fullmatch(text)
+    if match is None or not any(reader.key_values for reader in readers):
+        return None
+    return match.group(1), match.group(2)
+
+
+def _key_value_reference(
+    readers: Sequence[Flags], key: str, value: str | bool, where: Location
+) -> list[Reference]:
+    """``cfg=custom.yaml``: a config the program reads, when the file is in the repository."""
+    names = any(key in reader.config_keys for reader in readers)
+    if not names or not isinstance(value, str) or not value:
+        return []
+    return [Reference(value, where, "config", optional=True)]
 
 
 _HYDRA_OVERRIDE = re.compile(r"(\+{0,2}[A-Za-z_][\w\-]*(?:\.[\w\-]+)+)=(.*)", re.DOTALL)
@@ -532,9 +570,26 @@ def _hydra_apps(readers: Sequence[Flags]) -> tuple[Flags, ...]:
 def program_defaults(launch: Launch, file: str) -> list[DocumentDefault]:
     """The defaults of the frameworks reading the program's flags, for what its flags leave
     unset (HF: an ``--eval_steps`` without ``--eval_strategy`` does not evaluate)."""
-    entry = _entry(launch)
-    facts = program_facts(launch.program, file, entry)[0]
-    return [default for flags in flag_readers(entry) for default in flags.defaults(facts)]
+    readers = flag_readers(_entry(launch))
+    read = _read_by(readers, launch.program, file)
+    return [default for i, flags in enumerate(readers) for default in flags.defaults(read[i])]
+
+
+def _read_by(readers: Sequence[Flags], words: Sequence[Word], file: str) -> list[list[Fact]]:
+    """The facts each reader read (a flag goes to the first that knows it): a framework's
+    defaults follow its own flags, not another's (HF's "no evaluation without
+    --eval_strategy" is no default of Megatron's --eval-interval)."""
+    read: list[list[Fact]] = [[] for _ in readers]
+    single_dash = any(reader.single_dash for reader in readers)
+    for flag, value, word in _arguments(words, single_dash):
+        if flag is None:
+            continue
+        where = location(file, word)
+        for i, reader in enumerate(readers):
+            if facts := reader.facts(flag, value, where):
+                read[i] += facts
+                break
+    return read
 
 
 def program_overrides(words: Sequence[Word], file: str) -> list[Override]:

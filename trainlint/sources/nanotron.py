@@ -69,6 +69,7 @@ TABLE: dict[KeyPath, list[JobField]] = {
     ("logging", "iteration_step_info_interval"): [JobField("/logging/every_steps", n.positive_int)],
     ("model", "dtype"): [JobField("/training/precision", _dtype)],
     ("model", "model_config", "hidden_size"): [JobField("/model/hidden", n.positive_int)],
+    ("model", "model_config", "d_model"): [JobField("/model/hidden", n.positive_int)],  # Mamba
     ("model", "model_config", "num_hidden_layers"): [JobField("/model/layers", n.positive_int)],
     ("model", "model_config", "num_attention_heads"): [JobField("/model/heads", n.positive_int)],
     ("model", "model_config", "num_key_value_heads"): [JobField("/model/kv_heads", n.positive_int)],
@@ -115,12 +116,16 @@ def _derived(data: dict[str, Any], locate: Locate) -> list[Fact]:
 
 
 def _workers(data: dict[str, Any], locate: Locate) -> list[Fact]:
-    """The first data stage's ``num_loading_workers`` (the stage training starts with)."""
+    """The first data stage's ``num_loading_workers`` (the stage training starts with). A
+    stage with ``dataset: null`` trains on nanotron's dummy generator, made on the GPU: its
+    loader has no worker to starve, so the count says nothing."""
     stages = data.get("data_stages")
     if not isinstance(stages, list) or not stages or not isinstance(stages[0], dict):
         return []
     loader = stages[0].get("data")
     if not isinstance(loader, dict) or "num_loading_workers" not in loader:
+        return []
+    if loader.get("dataset", "") is None:
         return []
     where = locate(("data_stages", 0, "data", "num_loading_workers"))
     return fact("/data/num_workers", n.to_int(loader["num_loading_workers"]), where)

@@ -3,7 +3,8 @@
 Any YAML/JSON config may carry a top-level ``x-trainlint:`` mapping, and any file with ``#``
 comments may carry lines ``# trainlint: gpu=A100-80GB gpus=8 tag.team=nlp``. Keys: ``gpu``,
 ``gpus`` (per node), ``nodes``, ``params``, ``dataset_tokens``, ``dataset_samples``, ``spot``,
-``tag.<name>``, ``fallback.<feature>``, ``budget_usd``, ``budget_gpu_hours``. A key that is not
+``tag.<name>``, ``fallback.<feature>``, ``budget_usd``, ``budget_gpu_hours``, ``runs`` (runs
+planned per month, for team budgets; 1 when unset). A key that is not
 one of these, or a value that is not valid for its key, is a TL901 error at its line: an
 annotation exists only for trainlint, so a mistake in one is never a framework default.
 """
@@ -41,6 +42,7 @@ _SCALARS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "spot": ("/resources/spot", n.to_bool),
     "budget_usd": ("/budget/usd", n.positive_float),
     "budget_gpu_hours": ("/budget/gpu_hours", n.positive_float),
+    "runs": ("/budget/runs", n.positive_int),
 }
 _PREFIXED: dict[str, tuple[str, Callable[[str], str]]] = {
     "tag": ("tags", n.tag_key),

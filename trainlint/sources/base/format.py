@@ -53,6 +53,21 @@ class Flags:
     single_dash: bool = False
     """Its program takes ``-x value`` options (one dash, a letter or two, always a value:
     llm.c's ``train_gpt2cu -b 64``) instead of ``--flag [value]``."""
+    first_positional: FlagFacts | None = None
+    """The facts of the program's first argument when it is no option (timm's
+    ``distributed_train.sh 8 --model resnet50``: 8 processes), called with ``""`` as the flag."""
+    key_values: bool = False
+    """Its program takes ``key=value`` arguments (Ultralytics' ``yolo train epochs=10``): each
+    is read as a flag named ``key`` (never as a file, whatever its value names)."""
+    arguments: Callable[[Sequence[tuple[str | None, Location]]], list[Fact]] | None = None
+    """Reads the program's arguments itself, in order, each as written (None: of unknown value)
+    and where: for a program whose trailing words are settings (detectron2's ``train_net.py
+    --num-gpus 8 --config-file f.yaml SOLVER.IMS_PER_BATCH 16``)."""
+    config_keys: frozenset[str] = frozenset()
+    """The flags or ``key=value`` keys naming a config file of the program (Ultralytics'
+    ``cfg=``, detectron2's ``--config-file`` of a Python LazyConfig), without dashes:
+    followed when the file is in the repository, nothing when not (the tool also searches
+    its own package)."""
 
     def reads_flags_of(self, entrypoint: str | None) -> bool:
         if self.entrypoints is None:

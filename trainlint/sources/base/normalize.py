@@ -74,6 +74,14 @@ def when_true(result: Any) -> Callable[[Any], Any]:
     return lambda value: result if to_bool(value) is True else None
 
 
+def image_side(value: Any) -> int | None:
+    """A square training resolution in pixels: ``512``, ``"512,512"`` or ``[768, 768]``;
+    unknown for a non-square ``"1024,768"`` (no one side describes it)."""
+    sides = value if isinstance(value, list) else str(value).replace(" ", "").split(",")
+    found = {positive_int(side) for side in sides} if sides else {None}
+    return found.pop() if len(found) == 1 else None
+
+
 def to_str(value: Any) -> str | None:
     return None if value is None or isinstance(value, (dict, list)) else str(value)
 

@@ -149,6 +149,7 @@ def _other_program(words: list[Word], chain: _Chain) -> Launch | None:
     program or its subcommand must say it trains; anything else is no launch."""
     program = words[0].text or ""
     names = [w.text for w in words[1:3] if w.text and _SUBCOMMAND.fullmatch(w.text)]
+    names += [w.text[5:] for w in words[1:4] if w.text and _MODE.fullmatch(w.text)]
     if _SUBCOMMAND.fullmatch(program.removeprefix("/")):  # ``/opt/llm.c/train_gpt2cu`` too
         names.insert(0, program)
     kind = names[0].rsplit("/", 1)[-1] if names else ""
@@ -163,6 +164,7 @@ def _other_program(words: list[Word], chain: _Chain) -> Launch | None:
 
 
 _SUBCOMMAND = re.compile(r"[\w.][\w./+-]*")  # a program or subcommand, not a message or option
+_MODE = re.compile(r"mode=\w+")  # ``yolo task=detect mode=train``: the subcommand as a setting
 # Commands whose arguments may say "train" without starting a training program.
 _NOT_LAUNCHERS = frozenset({
     "echo", "printf", "cat", "cd", "ls", "mkdir", "rm", "cp", "mv", "ln", "touch", "chmod",

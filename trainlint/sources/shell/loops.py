@@ -1,5 +1,6 @@
 """Loops that never end by themselves: ``while true``, ``while :``, ``until false``,
-``for ((;;))`` with no ``break``/``exit``/``return`` anywhere in the body.
+``while [ 1 ]``, ``while (( 1 ))``, ``for ((;;))`` with no ``break``/``exit``/``return``
+anywhere in the body.
 
 A launch inside one is an uncapped resume loop: a run that crashes deterministically is
 relaunched until the allocation ends. Read from the syntax tree, never run.
@@ -37,17 +38,38 @@ def endless(node: tree_sitter.Node, text: str) -> Loop | None:
 
 
 def _always_true(node: tree_sitter.Node, text: str) -> bool:
-    """``while true`` / ``while :`` / ``until false`` / ``for ((;;))`` (no condition)."""
+    """``while true`` / ``while :`` / ``until false`` / ``while [ 1 ]`` / ``for ((;;))``
+    (no condition)."""
     if node.type == "c_style_for_statement":
         return node.child_by_field_name("condition") is None
     if node.type != "while_statement" or not node.children:
         return False
     keyword = node.children[0].type
     condition = node.child_by_field_name("condition")
-    if condition is None or condition.type != "command" or condition.named_child_count != 1:
+    if condition is None or condition.named_child_count != 1:
         return False
     written = text[condition.start_byte : condition.end_byte].strip()
-    return written in _ALWAYS.get(keyword, set())
+    if condition.type == "command":
+        return written.removeprefix("/bin/").removeprefix("/usr/bin/") in _ALWAYS.get(
+            keyword, set()
+        )
+    return keyword == "while" and _constant_test(condition, written)
+
+
+def _constant_test(condition: tree_sitter.Node, written: str) -> bool:
+    """``[ 1 ]``, ``[[ true ]]`` (a non-empty literal is true) and ``(( 1 ))`` (a non-zero
+    number): a test of constants, not of anything the loop changes."""
+    only = condition.named_children[0]
+    if condition.type == "test_command":
+        return only.type in ("number", "word") and not written.startswith("[ -")
+    if condition.type == "compound_statement" and written.startswith("(("):
+        return only.type == "number" and _text_number(written) not in (None, 0)
+    return False
+
+
+def _text_number(written: str) -> int | None:
+    digits = written.strip("() ")
+    return int(digits) if digits.isdigit() else None
 
 
 def _leaves(node: tree_sitter.Node, text: str) -> bool:

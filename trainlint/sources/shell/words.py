@@ -295,6 +295,8 @@ class Expander:
             return _unescape_quoted(self.raw(node))
         if kind in ("simple_expansion", "expansion"):
             return self.parameter(node, depth)
+        if kind == "command_substitution":
+            return "." if script_folder(self.raw(node)) else None
         if kind == "arithmetic_expansion":
             result = self.arithmetic(node.named_children[0], depth) if node.named_children else None
             return None if result is None else str(result)
@@ -497,6 +499,25 @@ def _spaced(texts: Sequence[str | None]) -> list[str]:
     for text in texts:
         spaced += (" ", text or "") if spaced else (text or "",)
     return spaced
+
+
+# The script's own folder, as launch scripts compute it: $(dirname "$0"),
+# $(cd -- "$(dirname "${BASH_SOURCE[0]}")" >/dev/null 2>&1; pwd -P), $(realpath $(dirname $0)).
+_SELF = r"(?:\$0|\$\{0\}|\$BASH_SOURCE|\$\{BASH_SOURCE(?:\[0\])?\})"
+_RESOLVED_SELF = rf"(?:{_SELF}|\$\((?:readlink -f|realpath) {_SELF}\))"
+_DIRNAME = rf"(?:\$\(dirname {_RESOLVED_SELF}\)|\$\(realpath \$\(dirname {_SELF}\)\))"
+_SCRIPT_FOLDER = re.compile(
+    rf"^(?:{_DIRNAME}|\$\(cd {_DIRNAME} ?(?:&&|;) ?pwd(?: -P)?\)|`dirname {_SELF}`)$"
+)
+_NOISE = re.compile(r"[\"']|(?<=cd) --| (?:[12&]?>{1,2} ?/dev/null|2>&1)")
+
+
+def script_folder(substitution: str) -> bool:
+    """Whether a command substitution is the script's own folder: a path then resolved, as
+    bash would, from the folder of the script that is read ("." relative to it)."""
+    text = " ".join(_NOISE.sub("", substitution).split())
+    text = text.replace("( ", "(").replace(" )", ")")
+    return _SCRIPT_FOLDER.match(text) is not None
 
 
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
