@@ -132,6 +132,13 @@ PLACED = {
     "kubernetes node selector": ("job.yaml", kubernetes_job(
         "      nodeSelector: {cloud.google.com/gke-nodepool: h100-spot}")),
     "kubernetes instance type": ("job.yaml", kubernetes_job(INSTANCE_TYPE_AFFINITY)),
+    "submitit constraint": ("submit.py", "import submitit\nex = submitit.AutoExecutor('l')\n"
+                            "ex.update_parameters(gpus_per_node=4, slurm_constraint='a100&ib')\n"
+                            "ex.submit(train)\n"),
+    "hydra submitit partition": ("train.yaml", "defaults:\n"
+                                 "  - override hydra/launcher: submitit_slurm\n"
+                                 "trainer: {max_epochs: 1}\nhydra:\n  launcher:\n"
+                                 "    partition: gpu-h100-long\n    gpus_per_node: 8\n"),
     "skypilot cloud and accelerator": ("task.yaml", """\
 resources:
   cloud: gcp
@@ -147,6 +154,8 @@ EXPECTED_POOL = {
     "kubernetes node selector": ("gke-h100", "H100-SXM", 8, None),
     "kubernetes instance type": ("aws-p5", "H100-SXM", 8, 3.1),
     "skypilot cloud and accelerator": ("sky-gcp-l4", "L4", None, 0.7),
+    "submitit constraint": ("slurm-a100-constraint", "A100-80GB", 4, None),
+    "hydra submitit partition": ("slurm-h100", "H100-SXM", 8, None),
 }
 
 

@@ -22,6 +22,8 @@ PACK = load_builtin_pack()
 NEEDS_MORE = {
     "TL902": "a probe measurement taken on another configuration (.trainlint/measurements)",
     "TL906": "an org pack that locks the parameter the repo config loosens",
+    "TL406": "the org's scan database holding the same experiment (tests/scans)",
+    "TL407": "the org's scan database and a pack with team budgets (tests/scans)",
 }
 FIX_NEEDS_MORE = {"TL103": "a fresh probe measurement at the job's world size"}
 _HEADER = re.compile(r"^# ([\w./-]+\.(?:sh|slurm|sbatch|ya?ml|json|toml|py))\b")

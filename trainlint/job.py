@@ -67,6 +67,10 @@ class Placement(Model):
 
 class Resources(Model):
     gpu: Gpu = Field(default_factory=Gpu)
+    # The kind of accelerator the job's pods or workers request: "gpu", "tpu", or "none" when
+    # the files state every pod's resources and none asks for one (a CPU job: no GPU rule
+    # applies). None: not stated, as for any job whose files do not say.
+    accelerator: Literal["gpu", "tpu", "none"] | None = None
     gpus_per_node: int | None = None
     nodes: int | None = None
     world_size: int | None = None

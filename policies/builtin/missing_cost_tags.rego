@@ -5,7 +5,8 @@
 #   team and project) or leaves it empty; the message lists every missing tag. A job counts as
 #   a GPU job when it holds GPUs, however it is launched: a known GPU model or count (from
 #   #SBATCH --gres, a GPU resource limit, a launcher's process count or an annotation), or a
-#   distributed launcher from gpu_launchers (a plain `python setup.py` does not). Tags come
+#   distributed launcher from gpu_launchers (a plain `python setup.py` does not), unless its
+#   files state it requests no accelerator (resources.accelerator "none"). Tags come
 #   from SLURM --account/--partition/--comment k=v, Kubernetes labels and annotations,
 #   SkyPilot labels and trainlint annotations; keys are compared after normalisation (lower
 #   case, '-' -> '_').
@@ -51,6 +52,7 @@ params := data.trainlint.params.missing_cost_tags
 
 findings contains finding if {
 	_uses_gpus
+	not input.resources.accelerator == "none"
 	count(_missing) > 0
 	finding := {
 		"message": concat("", [

@@ -7,8 +7,9 @@
 #   whatever program it runs; a Kubernetes Job/PyTorchJob/TrainJob/RayJob without
 #   activeDeadlineSeconds; an axolotl cloud YAML without timeout. A Kubeflow training runtime
 #   (a template), a bare torchrun with no scheduler and a job that shows no GPUs (neither a
-#   count nor a model) never fire. The message names the key to set and, when known, the
-#   estimated run time to size it from.
+#   count nor a model) never fire, nor does a job whose launcher passes a limit when none is
+#   written (submitit's 5 minutes, Hydra's submitit launcher's 60: a framework default). The
+#   message names the key to set and, when known, the estimated run time to size it from.
 # related_resources:
 #   - ref: https://slurm.schedmd.com/sbatch.html#OPT_time
 #     description: sbatch --time; without it the partition's DefaultTime applies, often unlimited.
@@ -58,12 +59,17 @@ findings contains finding if {
 
 _applies if {
 	not is_number(input.resources.time_limit_s)
+	not _framework_limit
 	params.schedulers[_scheduler]
 	not _template
 	_uses_gpus
 }
 
 _scheduler := input.resources.scheduler
+
+# A launcher that always passes a time limit when none is written (submitit: 5 minutes,
+# Hydra's submitit launcher: 60) bounds the job: it is stated as the framework's default.
+_framework_limit if is_number(input.defaults["/resources/time_limit_s"].value)
 
 # The cost is idle GPUs: a job with no known GPU (a CPU smoke test) is left alone.
 _uses_gpus if is_number(job.world_size)

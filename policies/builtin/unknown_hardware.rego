@@ -5,6 +5,8 @@
 #   trainlint cannot tell its GPU type, its GPU count or both. The message says which is
 #   missing and how to declare it. Every cost estimate needs both, so without them the cost,
 #   memory and budget rules (TL101, TL102, TL104, TL201, TL402, ...) stay silent on the job.
+#   A job whose files state that it requests no accelerator (Kubernetes pods without a GPU or
+#   TPU resource, Ray Train's use_gpu=False) is a CPU job: it is never told "GPU type unknown".
 # related_resources:
 #   - ref: https://slurm.schedmd.com/sbatch.html#OPT_gres
 #     description: sbatch --gres=gpu:<type>:<count> states both in a SLURM script.
@@ -44,8 +46,13 @@ findings contains finding if {
 
 _applies if {
 	_trains
+	not _no_accelerator
 	count(_missing) > 0
 }
+
+# The job's files state every pod's resources and none requests a GPU or TPU: a CPU job has
+# no GPU type to declare.
+_no_accelerator if input.resources.accelerator == "none"
 
 _trains if is_string(input.launcher.kind)
 

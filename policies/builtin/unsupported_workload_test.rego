@@ -4,7 +4,7 @@ import rego.v1
 
 test_one_finding_per_workload if {
 	workloads := [
-		{"file": "vcjob.yaml", "kind": "Kubernetes Job (batch.volcano.sh/v1alpha1)"},
+		{"file": "raycluster.yaml", "kind": "Kubernetes RayCluster (ray.io/v1)"},
 		{"file": "mask_rcnn.yaml", "kind": "detectron2 config"},
 	]
 	result := findings with input as {"unsupported_workloads": workloads}

@@ -137,7 +137,7 @@ def test_base_ref_defaults(  # noqa: PLR0913 - pytest: 3 fixtures, 3 parameters
 ) -> None:
     seen: list[str] = []
 
-    def diff_body(paths: object, base: str, links: object) -> str:
+    def diff_body(paths: object, base: str, links: object, db_url: object = None) -> str:
         seen.append(base)
         return "b"
 

@@ -24,6 +24,7 @@ def test_gpu_catalog_holds_the_briefed_gpus() -> None:
     assert names == {
         "V100-16GB", "V100-32GB", "T4", "A10G", "L4", "L40S", "A100-40GB", "A100-80GB",
         "H100-SXM", "H100-PCIe", "H200", "B200", "MI300X",
+        "TPU-v4", "TPU-v5e", "TPU-v5p", "TPU-v6e",
     }  # fmt: skip
 
 
@@ -32,6 +33,11 @@ def test_gpu_entries_are_consistent(gpu: trainlint.estimate.GpuSpec) -> None:
     assert gpu.memory_bytes % GIB == 0  # marketed GB read as GiB
     assert set(gpu.tflops) == {"bf16", "fp16", "tf32", "fp32", "fp8"}
     assert gpu.bf16 == (gpu.tflops["bf16"] is not None)
+    if gpu.vendor == "google":  # TPUs: Google's own pages, each cited in the entry
+        assert "https://cloud.google.com/tpu/docs/" in gpu.spec_source
+        assert "https://cloud.google.com/tpu/pricing" in gpu.price_source
+        assert gpu.price_per_hour is not None
+        return
     assert gpu.tflops["fp32"] is not None
     assert "cost-model.md s5" in gpu.spec_source
     assert "cost-model.md s6" in gpu.price_source
@@ -75,6 +81,10 @@ def test_peak_flops_match_cost_model_section_5(name: str, peak_bf16_tflops: floa
         ("H100:8", "H100-SXM"),
         ("8x H100", "H100-SXM"),
         ("h100-pcie", "H100-PCIe"),
+        ("tpu-v5-lite-podslice", "TPU-v5e"),  # GKE's cloud.google.com/gke-tpu-accelerator
+        ("tpu-v5p-slice", "TPU-v5p"),
+        ("tpu-v6e-slice", "TPU-v6e"),
+        ("tpu-v4-podslice", "TPU-v4"),
         ("volta32gb", "V100-32GB"),
         ("v100", "V100-16GB"),
         ("Tesla-V100-SXM2-32GB", "V100-32GB"),

@@ -16,8 +16,8 @@ import pytest
 from tests.fresh.score import HERE, REPOS, Score, labels, names, score
 
 NAMES = names()
-FACTS_READ_FLOOR = 0.94  # labelled facts read right, all repositories together
-STATED_RIGHT_FLOOR = 0.98  # of the labelled facts trainlint states, the share it states right
+FACTS_READ_FLOOR = 0.95  # labelled facts read right, all repositories together
+STATED_RIGHT_FLOOR = 0.99  # of the labelled facts trainlint states, the share it states right
 # Repositories whose formats trainlint reads in full (issue 18): labelled facts read right.
 REPOSITORY_FLOORS = {"detectron2": 1.0, "ultralytics-slurm": 1.0}
 
@@ -78,11 +78,12 @@ def test_the_manifest_names_only_copied_files() -> None:
 
 
 def test_a_repository_passed_by_path_names_each_file_not_understood() -> None:
-    """The summary counts the workloads trainlint does not read (volcano: its GPU Job)."""
+    """The summary counts the workloads trainlint does not read (kuberay: its verl RayCluster,
+    a long-lived cluster holding GPUs; volcano's GPU Job is read since issue 18)."""
     from trainlint.lint import check
     from trainlint.report.text import summary
     from trainlint.workdir import working_directory
 
-    with working_directory(REPOS / "volcano"):
+    with working_directory(REPOS / "kuberay"):
         report = check([Path(".")])
-    assert summary(report).endswith("in 0 jobs; 1 file not understood.")
+    assert summary(report).endswith("in 3 jobs; 1 file not understood.")

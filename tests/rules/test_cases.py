@@ -24,6 +24,9 @@ from trainlint.packs.testing import run_case
 
 CASES = Path(__file__).parent / "cases"
 MIN_FIRING, MIN_QUIET = 3, 2
+# Rules whose input comes from the org's scan database (check --db), not from files: their
+# cases both ways run against real databases in tests/scans.
+FROM_DATABASE = {"TL406", "TL407"}
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -68,5 +71,7 @@ def test_every_rule_has_enough_cases() -> None:
         firing = sum(1 for case in document["cases"] if case.get("expect"))
         counts[document["rule"]] = (firing, len(document["cases"]) - firing)
     for rule in load_builtin_pack().rules:
+        if rule.id in FROM_DATABASE:
+            continue
         firing, quiet = counts.get(rule.id, (0, 0))
         assert firing >= MIN_FIRING and quiet >= MIN_QUIET, (rule.id, firing, quiet)

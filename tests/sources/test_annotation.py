@@ -53,7 +53,7 @@ def test_annotation_mistakes_are_parse_errors_at_their_line() -> None:
     assert [(e.line, e.message) for e in doc.errors] == [
         (3, "unknown trainlint annotation key 'gpuz'; did you mean 'gpu'?"),  # gpu, gpus: a tie
         (4, "unknown trainlint annotation key 'colour'; known keys: gpu, gpus, nodes, params, "
-         "dataset_tokens, dataset_samples, spot, budget_usd, budget_gpu_hours, tag.<name>, "
+         "dataset_tokens, dataset_samples, spot, budget_usd, budget_gpu_hours, runs, tag.<name>, "
          "fallback.<name>"),
         (5, "invalid value 'eight' for trainlint annotation 'gpus'"),
     ]  # fmt: skip

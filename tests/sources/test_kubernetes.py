@@ -28,7 +28,12 @@ def read(name: str, text: str) -> Document:
 
 
 def values(doc: Document) -> dict[str, Any]:
-    return {f.pointer: f.value for f in doc.facts if f.pointer != "/resources/scheduler"}
+    """The facts but the scheduler and the accelerator kind, which every manifest states."""
+    shown = {f.pointer: f.value for f in doc.facts}
+    return {k: v for k, v in shown.items() if k not in ("/resources/scheduler", ACCELERATOR)}
+
+
+ACCELERATOR = "/resources/accelerator"
 
 
 H100_PRODUCT, A100_PRODUCT = "NVIDIA-H100-80GB-HBM3", "NVIDIA-A100-SXM4-80GB"
@@ -44,6 +49,7 @@ EXPECTED: dict[str, tuple[list[FactRow], list[RefRow]]] = {
             ("/resources/nodes", 1, 6, 3),
             ("/resources/gpus_per_node", 2, 22, 15),
             ("/resources/world_size", 2, 22, 15),
+            ("/resources/accelerator", "gpu", 22, 15),
             # bash -c SCRIPT: the launch inside the script, located at the script argument
             ("/launcher/kind", "accelerate", 17, 15),
             ("/launcher/entrypoint", "train.py", 17, 15),
@@ -62,9 +68,11 @@ EXPECTED: dict[str, tuple[list[FactRow], list[RefRow]]] = {
             ("/resources/gpu/model", "H100-SXM", 20, 13),
             ("/resources/gpu/memory_bytes", 85899345920, 20, 13),
             ("/resources/placement/node_labels/nvidia.com~1gpu.product", H100_PRODUCT, 20, 13),
+            ("/tags/queue", "gpu-queue", 9, 5),  # the queue the job is charged to
             ("/resources/nodes", 4, 16, 7),  # Master 1 + Worker 3
             ("/resources/gpus_per_node", 8, 43, 19),
             ("/resources/world_size", 32, 43, 19),
+            ("/resources/accelerator", "gpu", 43, 19),
             ("/env/NCCL_DEBUG", "INFO", 25, 19),
             ("/env/HF_TOKEN", "<redacted>", 27, 19),  # POD_IP is valueFrom: unknown
             ("/launcher/kind", "torchrun", 33, 25),
@@ -85,6 +93,7 @@ EXPECTED: dict[str, tuple[list[FactRow], list[RefRow]]] = {
             ("/resources/nodes", 2, 18, 9),  # the GPU workers; the head has no GPU
             ("/resources/gpus_per_node", 4, 37, 21),
             ("/resources/world_size", 8, 37, 21),
+            ("/resources/accelerator", "gpu", 37, 21),
             ("/launcher/kind", "python", 6, 15),
             ("/launcher/entrypoint", "/home/ray/train.py", 6, 22),
             ("/training/epochs", 3.0, 6, 41),
@@ -103,9 +112,11 @@ EXPECTED: dict[str, tuple[list[FactRow], list[RefRow]]] = {
             (GKE_ACCELERATOR, "nvidia-tesla-a100", 78, 27),
             ("/resources/spot", True, 79, 27),
             ("/resources/placement/node_labels/cloud.google.com~1gke-spot", "true", 79, 27),
+            ("/tags/queue", "training-queue", 56, 5),
             ("/resources/nodes", 2, 61, 5),  # trainer.numNodes beats mlPolicy.numNodes
             ("/resources/gpus_per_node", 4, 49, 27),  # the runtime's node container
             ("/resources/world_size", 8, 49, 27),
+            ("/resources/accelerator", "gpu", 49, 27),
             ("/env/OMP_NUM_THREADS", "4", 45, 27),
             ("/launcher/kind", "torchrun", 42, 27),  # runtime command + the TrainJob's args
             ("/launcher/entrypoint", "/workspace/train.py", 43, 27),
@@ -149,6 +160,11 @@ def test_the_other_fixtures_have_no_near_misses() -> None:
         ("trainer.kubeflow.org/v1alpha1", "ClusterTrainingRuntime", 0.95),
         ("ray.io/v1", "RayJob", 0.95),
         ("batch/v1", "Job", 0.9),
+        ("batch.volcano.sh/v1alpha1", "Job", 0.95),
+        ("jobset.x-k8s.io/v1alpha2", "JobSet", 0.95),
+        ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", 0.95),
+        ("batch.volcano.sh/v1alpha1", "Queue", 0.0),
+        ("scheduling.volcano.sh/v1beta1", "Job", 0.0),
         ("apps/v1", "Deployment", 0.0),
         ("v1", "ConfigMap", 0.0),
         ("v1", "Job", 0.0),  # a Job in the core group does not exist

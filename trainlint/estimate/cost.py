@@ -246,6 +246,8 @@ def alternatives(
     counts = _counts(inp)
     totals = {n: _total_on(inp, p, n) for n in counts}  # memory per GPU does not depend on it
     for gpu in gpus():
+        if inp.hw.gpu is not None and _tpu(gpu) != _tpu(inp.hw.gpu):
+            continue  # a TPU job is no CUDA job: XLA code does not move to a GPU, nor back
         best: tuple[_Priced, Alternative] | None = None  # one row per GPU: its cheapest count
         for n in counts:
             if gpu.name == own and n == counts[0]:
@@ -264,3 +266,7 @@ def alternatives(
             found.append(best)
     found.sort(key=lambda pair: pair[0].rank)
     return [alt for _, alt in found[: p.max_alternatives]]
+
+
+def _tpu(gpu: GpuSpec) -> bool:
+    return gpu.vendor == "google"

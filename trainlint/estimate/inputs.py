@@ -400,7 +400,8 @@ def _precision(job: Job, p: EstimateParams, assumed: Assumed) -> Sourced[Precisi
     own = (
         parse_precision(framework.value) if framework and isinstance(framework.value, str) else None
     )
-    if own is not None:  # the framework's own default (accelerate's fp32), not a guess
+    if own is not None:  # the framework's own default (accelerate's fp32), listed as assumed
+        assumed["training.precision"] = own.name
         return Sourced(own, "default")
     fallback = parse_precision(p.default_precision) or PRECISIONS["bf16"]
     assumed["training.precision"] = fallback.name

@@ -136,7 +136,7 @@ def page(summary: Summary) -> str:
 
 
 def budget_notes(jobs: Sequence[Job]) -> list[str]:
-    """"This PR takes team nlp to $48,000 of its $40,000 budget for 2026-12", once per team
+    """ "This PR takes team nlp to $48,000 of its $40,000 budget for 2026-12", once per team
     or project a job of the change takes past its month's budget."""
     notes = []
     for job in jobs:

@@ -12,15 +12,25 @@ files are References, so they join the root's job; a composing config (the prima
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from trainlint.job import Location
-from trainlint.sources import lightning
-from trainlint.sources.base import Document, Input, Reference, Role
+from trainlint.sources import lightning, submitit
+from trainlint.sources.base import (
+    Document,
+    DocumentDefault,
+    Fact,
+    Input,
+    Reference,
+    Role,
+    top_of,
+)
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.typos import near_misses
+from trainlint.sources.python.literal import UNKNOWN
 from trainlint.sources.structured import KeyPath, Tree
 from trainlint.sources.structured.hydra_defaults import (
     Composer,
@@ -106,12 +116,101 @@ def parse(file: Input) -> Document:
     view = composed(file)
     doc = document(file, view, name, recognise(file))
     doc.facts = lightning.read(view.merged, view.locate())
+    launched, defaults = launcher(view, file.path)
+    doc.facts += launched
+    doc.defaults += defaults
+    if launched and _launcher_only(view):
+        doc.purpose = "Hydra launcher settings (the SLURM job of each run that selects them)"
     trainer_path: KeyPath = () if view.package == ("trainer",) else ("trainer",)
     if lightning.trainer_block(view.merged) or view.package == ("trainer",):  # another
         doc.unknown_keys = near_misses(  # program's ``trainer:`` (verl's) has other keys
             view.tree, lightning.TRAINER_KEYS, name, file.path, trainer_path
         )
     return doc
+
+
+def launcher(view: Composed, file: str) -> tuple[list[Fact], list[DocumentDefault]]:
+    """The SLURM job Hydra's submitit launcher submits: ``hydra.launcher.*`` (or, in a
+    ``hydra/launcher/<name>.yaml`` group file, its own keys) read as the sbatch options they
+    become, when the launcher is ``submitit_slurm`` (selected anywhere in the composition,
+    also by a repo launcher file's own ``- submitit_slurm``, or named by its SlurmLauncher
+    ``_target_``); without ``timeout_min``, the plugin's 60 minutes."""
+    chosen = any(option == "submitit_slurm" for _, option, _ in view.composition.selected)
+    block, at = _launcher_block(view, _in_launcher_group(view))
+    if not (chosen or _slurm_block(block)):
+        return [], []
+    locate = view.locate()
+    written = [(str(key), _plain(value), at(str(key), locate)) for key, value in block.items()]
+    facts = submitit.launcher_facts(written, file, prefixed=False)
+    where = written[0][2] if written else top_of(file)
+    if not facts:
+        facts = [Fact("/resources/scheduler", "slurm", where)]
+    if "timeout_min" in block:
+        return facts, []
+    return facts, [submitit.time_default(submitit.HYDRA_DEFAULT_MINUTES, where)]
+
+
+_SUBMITIT_SLURM = "hydra_submitit_launcher.submitit_launcher.SlurmLauncher"
+# The submitit launcher's own names (BaseQueueConf) and those only its SLURM queue has.
+_SUBMITIT_KEYS = frozenset({"timeout_min", "gpus_per_node", "tasks_per_node", "mem_gb",
+                            "submitit_folder", "cpus_per_task"})  # fmt: skip
+_SLURM_KEYS = frozenset({"partition", "account", "qos", "constraint", "gres",
+                         "additional_parameters"})  # fmt: skip
+
+
+def _slurm_block(block: dict[Any, Any]) -> bool:
+    """Its SlurmLauncher ``_target_``, or, in a repo launcher file whose own ``- submitit_slurm``
+    the composition does not record, submitit's parameter names beside SLURM-only ones (its
+    LocalLauncher, or another plugin, is not SLURM)."""
+    target = str(block.get("_target_", ""))
+    if target:
+        return _SUBMITIT_SLURM in target
+    return bool(_SUBMITIT_KEYS & set(block)) and bool(_SLURM_KEYS & set(block))
+
+
+_At = Callable[[str, Locate], Location]
+
+
+def _launcher_only(view: Composed) -> bool:
+    """A launcher config alone (``hydra/launcher/slurm.yaml``, or a file of nothing but
+    ``hydra:`` settings): the resources of the runs it is selected for, no run itself, as a
+    lone DeepSpeed or accelerate config is none."""
+    data = view.tree.data if isinstance(view.tree.data, dict) else {}
+    return _in_launcher_group(view) or set(data) <= {"hydra", "defaults"}
+
+
+def _in_launcher_group(view: Composed) -> bool:
+    """This file is a ``hydra/launcher/<name>.yaml`` group file: its keys are the launcher's."""
+    parts = view.path.parts
+    own = isinstance(view.tree.data, dict) and "hydra" not in view.tree.data  # not _global_
+    return own and len(parts) >= 3 and parts[-3:-1] == ("hydra", "launcher")
+
+
+def _launcher_block(view: Composed, own: bool) -> tuple[dict[Any, Any], _At]:
+    """The launcher's settings and how to locate each: the file's own keys in a launcher
+    group file, else the merged ``hydra.launcher``."""
+    if own:
+        data = view.tree.data if isinstance(view.tree.data, dict) else {}
+
+        def own_key(key: str, locate: Locate) -> Location:
+            line, column = view.tree.span((key,))
+            return Location(file=str(view.path), line=line, column=column)
+
+        return dict(data), own_key
+    hydra = view.merged.get("hydra") if isinstance(view.merged, dict) else None
+    block = hydra.get("launcher") if isinstance(hydra, dict) else None
+
+    def merged_key(key: str, locate: Locate) -> Location:
+        return locate(("hydra", "launcher", key))
+
+    return (dict(block) if isinstance(block, dict) else {}), merged_key
+
+
+def _plain(value: Any) -> Any:
+    """A launcher value Hydra fills in at run time (``${hydra.job.name}``) is unknown."""
+    if isinstance(value, (bool, int, float, dict)):
+        return value
+    return value if isinstance(value, str) and "${" not in value else UNKNOWN
 
 
 def _role(composition: Composition, group: tuple[str, ...], text: str) -> Role:
@@ -233,7 +332,22 @@ def _tolerated(entry: Entry) -> bool:
 
 def keys() -> dict[str, list[str]]:
     """Every key this format reads → the job-model pointers it sets (docs/formats.md)."""
-    return {"defaults": ["(reference)"], **lightning.keys()}
+    launcher = {
+        f"hydra.launcher.{key} (hydra/launcher: submitit_slurm)": pointers
+        for key, pointers in _LAUNCHER_KEYS.items()
+    }
+    return {"defaults": ["(reference)"], **lightning.keys(), **launcher}
+
+
+_LAUNCHER_KEYS = {
+    "nodes, gpus_per_node, gres, gpus_per_task": [
+        "/resources/nodes", "/resources/gpus_per_node", "/resources/world_size"],
+    "timeout_min": ["/resources/time_limit_s"],
+    "partition, account, qos": ["/tags/<key>", "/resources/placement/<key>"],
+    "constraint": ["/resources/placement/constraint", "/resources/gpu/model"],
+    "comment": ["/tags/<key>"],
+    "additional_parameters": ["(each as its sbatch option)"],
+}  # fmt: skip
 
 
 FORMAT = Format(

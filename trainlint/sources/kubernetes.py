@@ -1,17 +1,29 @@
 """Kubernetes training manifests: Kubeflow PyTorchJob/TFJob/MPIJob, TrainJob and its
-training runtimes, batch/v1 Job, and RayJob, in one- or multi-document YAML.
+training runtimes, batch/v1 Job, RayJob, Volcano Job, JobSet and LeaderWorkerSet, in one- or
+multi-document YAML.
 
 Recognised by ``apiVersion`` + ``kind`` in any document of the file. Facts come from the
-training-job documents: replicas times ``nvidia.com/gpu`` limits (GPUs, nodes, world size), GPU
-product and spot node selectors, ``activeDeadlineSeconds``, labels and annotations (cost tags),
-the training container's environment, and its ``command``/``args`` read as a launch line. A
+training-job documents: replicas times ``nvidia.com/gpu`` (or ``google.com/tpu``) limits (GPUs,
+nodes, world size; a group of pods without them beside groups with them, such as a Volcano MPI
+master, is the launcher and counts for neither), GPU or TPU product and spot node selectors,
+``activeDeadlineSeconds``, labels and annotations (cost tags), the training container's
+environment, and its ``command``/``args`` read as a launch line. A
 TrainJob's ``runtimeRef`` names a (Cluster)TrainingRuntime: when that runtime is a document of
 the same file, it fills what the TrainJob leaves out. A runtime in another file is only named,
 not located (a reference by name, not by path), so nothing is assumed from it.
+
+A LeaderWorkerSet (a replicated, long-running group of pods, made for inference) is a job only
+when its command is a training launch. A job whose pods all state their resources and none
+requests a GPU or TPU is a CPU job
+(``/resources/accelerator`` "none"): no GPU rule applies to it. A Volcano ``queue`` and Kueue's
+``kueue.x-k8s.io/queue-name`` label name the queue the job is charged to: ``/tags/queue``, a
+cost tag an org can require (missing_cost_tags ``required_tags``).
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import Any
 
 from trainlint.sources import launch_script
@@ -19,7 +31,7 @@ from trainlint.sources.base import Document, Fact, Input, Override, Reference, R
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Format
 from trainlint.sources.base.table import JobField, describe, facts_from_table
-from trainlint.sources.k8s import meta, pods
+from trainlint.sources.k8s import kinds, meta, pods
 from trainlint.sources.k8s.keys import near_misses
 from trainlint.sources.k8s.meta import At
 from trainlint.sources.shell import Assignment, Word, embedded
@@ -35,7 +47,11 @@ JOB_KINDS: dict[str, frozenset[str]] = {
     "trainer.kubeflow.org": frozenset({"TrainJob"}),
     "batch": frozenset({"Job"}),
     "ray.io": frozenset({"RayJob"}),
+    "batch.volcano.sh": frozenset({"Job"}),
+    "jobset.x-k8s.io": frozenset({"JobSet"}),
+    "leaderworkerset.x-k8s.io": frozenset({"LeaderWorkerSet"}),
 }
+VOLCANO_JOB = "VolcanoJob"  # a Volcano Job, told apart from batch/v1's Job
 RUNTIME_KINDS = frozenset({"ClusterTrainingRuntime", "TrainingRuntime"})
 
 TABLE: dict[KeyPath, list[JobField]] = {
@@ -59,7 +75,7 @@ def kind_of(data: Any) -> str | None:
         return None
     group = api.rpartition("/")[0] if "/" in api else ""
     if kind in JOB_KINDS.get(group, ()):
-        return kind
+        return VOLCANO_JOB if group == "batch.volcano.sh" else kind
     return kind if group == "trainer.kubeflow.org" and kind in RUNTIME_KINDS else None
 
 
@@ -83,10 +99,13 @@ def parse(file: Input) -> Document:
     # limits would describe no real run); a runtime alone when the file holds only runtimes.
     chosen = jobs[:1] or [(kind, tree) for kind, tree in typed if kind in RUNTIME_KINDS][:1]
     for job_kind, tree in chosen:
-        facts, references, overrides = _document(str(job_kind), tree, runtimes, file)
-        doc.facts += facts
-        doc.references += references
-        doc.overrides += overrides
+        read = _document(str(job_kind), tree, runtimes, file)
+        doc.facts += read.facts
+        doc.references += read.references
+        doc.overrides += read.overrides
+        doc.program = read.program
+        if job_kind == "LeaderWorkerSet" and not any(f.pointer == _KIND for f in read.facts):
+            doc.purpose = _LWS_SERVICE
     for kind, tree in typed:
         if kind is not None:
             doc.unknown_keys += near_misses(kind, tree, name, file.path)
@@ -95,7 +114,12 @@ def parse(file: Input) -> Document:
 
 def keys() -> dict[str, list[str]]:
     """Every key this format reads → the job-model pointers it sets (docs/formats.md)."""
-    gpus = ["/resources/nodes", "/resources/gpus_per_node", "/resources/world_size"]
+    gpus = [
+        "/resources/nodes",
+        "/resources/gpus_per_node",
+        "/resources/world_size",
+        "/resources/accelerator",
+    ]
     return describe(TABLE) | {
         "spec.<kind>ReplicaSpecs.<role>.replicas, containers[].resources.limits[nvidia.com/gpu]":
             gpus,
@@ -104,6 +128,16 @@ def keys() -> dict[str, list[str]]:
         "spec.rayClusterSpec.workerGroupSpecs[].replicas (RayJob)": gpus,
         "spec.trainer.numNodes / resourcesPerNode (TrainJob; runtime mlPolicy.numNodes)":
             gpus,
+        "spec.tasks[].replicas x template (Volcano Job)": gpus,
+        "spec.replicatedJobs[].replicas x template.spec.parallelism (JobSet)": gpus,
+        "spec.replicatedJobs[].template.spec.activeDeadlineSeconds (JobSet), "
+        "spec.tasks[].template.spec.activeDeadlineSeconds (Volcano Job)": [
+            "/resources/time_limit_s"],
+        "spec.replicas x leaderWorkerTemplate.size (LeaderWorkerSet)": gpus,
+        "spec.replicas, spec.template (MPIJob v1alpha1)": gpus,
+        "containers[].resources.limits[google.com/tpu]": gpus,
+        "nodeSelector: cloud.google.com/gke-tpu-accelerator": ["/resources/gpu/model"],
+        "spec.queue (Volcano Job), metadata.labels[kueue.x-k8s.io/queue-name]": ["/tags/queue"],
         "nodeSelector / required nodeAffinity: nvidia.com/gpu.product, "
         "cloud.google.com/gke-accelerator, ...": ["/resources/gpu/model"],
         "nodeSelector: cloud.google.com/gke-spot, karpenter.sh/capacity-type, ...": [
@@ -123,9 +157,18 @@ def _name(tree: Tree) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _document(
-    kind: str, tree: Tree, runtimes: dict[str | None, Tree], file: Input
-) -> tuple[list[Fact], list[Reference], list[Override]]:
+@dataclass(frozen=True)
+class _Read:
+    """What one training document states: facts, the files it names, the overrides its
+    command passes, and the Python script it runs (read when it is in the repository)."""
+
+    facts: list[Fact]
+    references: list[Reference]
+    overrides: list[Override]
+    program: Reference | None
+
+
+def _document(kind: str, tree: Tree, runtimes: dict[str | None, Tree], file: Input) -> _Read:
     """Facts of one training document; a TrainJob's runtime (same file) fills the gaps."""
     root = At(tree, ())
     spec = root.child("spec")
@@ -138,16 +181,22 @@ def _document(
     else:
         groups, container = _groups(kind, spec), None
     max_nodes = spec.child("elasticPolicy", "maxReplicas")
-    facts = _own(tree, file.path)
+    facts = _own(tree, file.path) + _scheduling(kind, spec, file.path)
     facts += pods.resource_facts(groups, file.path, max_nodes if max_nodes.value else None)
+    every_pod_stated = kind != "TrainJob" and kind not in RUNTIME_KINDS
+    facts += pods.accelerator_facts(groups, spec, file.path, every_pod_stated)
     container = container or _command_container(groups)
     overrides: list[Override] = []
+    program: Reference | None = None
     if kind == "RayJob" and isinstance(spec.child("entrypoint").value, str):
         launch, references = _entrypoint(spec, file)
         overrides = _entrypoint_overrides(spec, file)
+        entry = spec.child("entrypoint")
+        program = embedded.script_program(str(entry.value), file.path, _origin(entry, file))
     else:
         launch, references = _launch(container, file.path) if container else ([], [])
         overrides = _overrides(container, file.path) if container else []
+        program = _program(container, file.path) if container else None
     declared = {fact.pointer for fact in facts}  # the allocation beats a process count
     if kind != "TrainJob" and kind not in RUNTIME_KINDS and not any(g.gpus for g in groups):
         declared |= _COUNTS  # pods that request no GPU get none: a process count is CPUs
@@ -156,10 +205,43 @@ def _document(
     if runtime is not None and runtime is not tree:
         declared = {fact.pointer for fact in facts}
         facts = [f for f in _own(runtime, file.path) if f.pointer not in declared] + facts
-    return facts, [r for r in references if not r.path.startswith("/")], overrides
+    references = [r for r in references if not r.path.startswith("/")]
+    program = program if program is not None and not program.path.startswith("/") else None
+    return _Read(facts, references, overrides, program)
 
 
+def _program(container: pods.Container, file: str) -> Reference | None:
+    """The script ``command`` + ``args`` run (``args`` alone: the image's entrypoint, unknown)."""
+    if container.command is None:
+        return None
+    return embedded.command_program(_words(container.command) + _words(container.args), file)
+
+
+_KIND = "/launcher/kind"
+# LeaderWorkerSet replicates pod groups as a long-running service (its rollout strategy, its
+# restarts): made for multi-host inference. Only a training launch makes one a training run.
+_LWS_SERVICE = "a LeaderWorkerSet with no training launch: a replicated service, not a run"
 _COUNTS = frozenset({"/resources/world_size", "/resources/gpus_per_node", "/resources/nodes"})
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+
+
+def _scheduling(kind: str, spec: At, file: str) -> list[Fact]:
+    """The queue the job is charged to (Volcano ``spec.queue``, Kueue's queue-name label) as
+    ``/tags/queue``; a JobSet's child-Job deadline, or the pods' deadline of a Volcano Job
+    (which has none of its own), as its time limit."""
+    facts = []
+    queue = spec.child("queue") if kind == VOLCANO_JOB else None
+    for where in ("labels", "annotations"):  # Kueue's label; its annotation before v0.6
+        if queue is None or queue.text is None:
+            queue = At(spec.tree, ("metadata", where, QUEUE_LABEL))
+    if queue is not None and queue.text is not None:
+        facts.append(Fact("/tags/queue", queue.text, queue.location(file)))
+    deadline = kinds.jobset_deadline(spec) if kind == "JobSet" else None
+    deadline = kinds.volcano_deadline(spec) if kind == VOLCANO_JOB else deadline
+    seconds = n.positive_float(deadline.value) if deadline is not None else None
+    if deadline is not None and seconds is not None:
+        facts.append(Fact("/resources/time_limit_s", seconds, deadline.location(file)))
+    return facts
 
 
 def _own(tree: Tree, file: str) -> list[Fact]:
@@ -176,6 +258,14 @@ def _groups(kind: str, spec: At) -> list[pods.Group]:
         return [pods.pod_group(spec, spec.child("parallelism"))]
     if kind == "RayJob":
         return pods.ray_groups(spec)
+    if kind == VOLCANO_JOB:
+        return kinds.volcano_groups(spec)
+    if kind == "JobSet":
+        return kinds.jobset_groups(spec)
+    if kind == "LeaderWorkerSet":
+        return kinds.lws_groups(spec)
+    if kind == "MPIJob" and "template" in (spec.value if isinstance(spec.value, dict) else {}):
+        return kinds.legacy_mpi_group(spec)
     return pods.replica_groups(spec)
 
 
@@ -228,6 +318,11 @@ def _runtime_container(launcher: At | None, node: At | None) -> pods.Container:
     return found or pods.Container()
 
 
+# ``$(VAR_NAME)``: Kubernetes' own expansion of a container variable in command and args. A
+# shell's command substitution (``$(head -n1 hosts)``) is no variable name: the shell runs it.
+_K8S_VARIABLE = re.compile(r"\$\([A-Za-z_][A-Za-z0-9_]*\)")
+
+
 def _words(place: At | None) -> list[Word]:
     """A ``command``/``args`` list as shell words at their YAML positions; ``$(VAR)``, which
     Kubernetes expands from the container environment, is an unknown word."""
@@ -241,7 +336,7 @@ def _words(place: At | None) -> list[Word]:
             continue
         line, column = place.tree.span((*place.path, index) if isinstance(place.value, list)
                                        else place.path)  # fmt: skip
-        words.append(Word(None if "$(" in raw else raw, raw, line, column))
+        words.append(Word(None if _K8S_VARIABLE.search(raw) else raw, raw, line, column))
     return words
 
 

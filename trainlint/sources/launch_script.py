@@ -16,9 +16,11 @@ import math
 import posixpath
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
+from pathlib import Path
 
+from trainlint.discover import checked_roots
 from trainlint.errors import SourceError
 from trainlint.job import Location
 from trainlint.sources import all_sources, flag_readers, shell
@@ -38,6 +40,7 @@ from trainlint.sources.base.redact import redact_text, redact_value
 from trainlint.sources.shell import Assignment, Command, Script, Word, launchers, slurm
 from trainlint.sources.shell.launchers import Launch, location
 from trainlint.sources.structured import MAX_BYTES, check_size
+from trainlint.sources.structured.hydra_defaults import repository_text
 
 name = "launch-script"
 role: Role = "entrypoint"
@@ -77,38 +80,173 @@ def parse(file: Input) -> Document:
         script = shell.parse_script(file.text, environ, prefixes)
     if script.error and not (script.commands or script.assignments or headers):
         raise SourceError("shell syntax error: no command could be read", *script.error)
-    launch = script_launch(script, file.path, environ, prefixes, file.text)
+    launch, source = _launch_source(script, file, environ, prefixes)
     doc = Document(file.path, name, recognise(file), role)
     if launch is not None and launch.purpose is not None:
         doc.purpose = _not_training(launch)
         launch = None
-    elif launch is None or (launch.rank < 3 and not _LAUNCHER_TEXT.search(file.text)):
+    elif launch is None or (launch.rank < 3 and not _LAUNCHER_TEXT.search(source.text)):
         doc.purpose = _named_purpose(file.text)
         launch = None if doc.purpose else launch
     if launch is None and doc.purpose is None and (name_says := purpose.file_purpose(file.path)):
         doc.purpose = f"named for {name_says}, not training"
     if launch is None and doc.purpose is None:
         doc.workload = _unread_launch(file)
-    named = bool(_LAUNCHER_TEXT.search(file.text))
+    named = bool(_LAUNCHER_TEXT.search(source.text))
     doc.launches_training = launch is not None and launchers.trains(launch, named)
     header_facts += _nodes_from_command_line(file, headers, header_facts)
-    header_facts += _slurm_scheduled(file, headers, launch)
-    facts = [*header_facts, *env_facts(script, launch, file.path)]
+    header_facts += _slurm_scheduled(file, headers, launch, source.path)
+    facts = [*header_facts, *_environment(script, launch, source, file.path)]
     if launch is not None:
-        facts += launch_facts(launch, header_facts, script, file.path)
-        facts += restart_loop_facts(launch, script, file.path)
-        doc.references = launch_references(launch, file.path)
-        doc.program = _entry_script(launch, file.path)
-        doc.overrides = program_overrides(launch.program, file.path)
-        doc.defaults = program_defaults(launch, file.path)
-    doc.references += script_references(script, file.path)
+        facts += launch_facts(launch, header_facts, source.script, source.path)
+        facts += restart_loop_facts(launch, source.script, source.path)
+        doc.references = launch_references(launch, source.path)
+        doc.program = entry_script(launch, source.path)
+        doc.overrides = program_overrides(launch.program, source.path)
+        doc.defaults = program_defaults(launch, source.path)
+        facts += _forwarded_facts(doc, launch, source, file.path)
+    doc.references += [_inlined(r, source) for r in script_references(script, file.path)]
     doc.references = [_generated(r, script.written) for r in doc.references]
     doc.facts = facts
     return doc
 
 
+@dataclass(frozen=True)
+class _Source:
+    """The script whose words hold the launch: the file read, or the repository script it
+    runs with arguments (``bash tools/dist_train.sh configs/x.py 8``)."""
+
+    script: Script
+    path: str
+    text: str
+    forwarded: tuple[Word, ...] = ()
+    """The arguments the run script passes on to its launch (``${@:3}``, ``"$@"``)."""
+
+
+def _launch_source(
+    script: Script, file: Input, environ: dict[str, str | None], prefixes: tuple[str, ...]
+) -> tuple[Launch | None, _Source]:
+    """The script's own launch, else the launch of the repository script it runs."""
+    own = _Source(script, file.path, file.text)
+    launch = script_launch(script, file.path, environ, prefixes, file.text)
+    if launch is not None:
+        return launch, own
+    return wrapped_launch(script, file.path, environ, prefixes) or (None, own)
+
+
+_SHELLS = frozenset({"bash", "sh", "zsh"})
+MAX_POSITIONAL = 9
+
+
+def wrapped_launch(
+    script: Script, file: str, environ: Mapping[str, str | None], prefixes: tuple[str, ...]
+) -> tuple[Launch, _Source] | None:
+    """``bash tools/dist_train.sh configs/x.py 8 --amp``: a script of the repository run with
+    arguments, read with them as its ``$1``, ``$2``... (OpenMMLab's ``dist_train.sh``
+    passes ``$1`` as the config and ``$2`` as ``--nproc_per_node``), so its launch is this
+    script's, with the config it names. One level deep, read inside the repository only."""
+    for command in script.commands:
+        call = _script_call(command)
+        shown = _repository_script(call[0], file) if call else None
+        if call is None or shown is None:
+            continue
+        text = repository_text(Path(shown), checked_roots([Path(file).absolute()]))
+        if text is None:
+            continue
+        positional = {str(i): word.text for i, word in enumerate(call[1][:MAX_POSITIONAL], 1)}
+        inherited = _inherited(script, command)
+        bound = {**environ, **inherited, "0": call[0], "#": str(len(call[1])), **positional}
+        try:
+            inner = shell.parse_script(text, bound, prefixes)
+        except SourceError:
+            continue
+        if slurm.header_options(inner.leading_comments()):
+            continue  # a batch script run by bash: read as the job it is (its headers)
+        launch = script_launch(inner, shown, bound, prefixes, text)
+        if launch is not None:
+            forwarded = _forwarded(launch.command.text, text, call[1])
+            return launch, _Source(inner, shown, text, forwarded)
+    return None
+
+
+def _inherited(script: Script, command: Command) -> dict[str, str | None]:
+    """What the run script sees of this one: its exports before the command and the
+    command's prefix assignments (``GPUS=16 bash tools/slurm_train.sh ...``)."""
+    exported = {
+        export.name: export.value
+        for export in script.exports
+        if not export.conditional and (export.line, export.column) < (command.line, command.column)
+    }
+    return exported | {assignment.name: assignment.value for assignment in command.env}
+
+
+_FORWARD = re.compile(r"\$\{@:(\d+)\}|\$\{@\}|\$@|\$\*|\$\{\*\}")
+
+
+_FORWARD_VARIABLE = re.compile(r"^[ \t]*(\w+)=[\"']?\$\{@:(\d+)\}", re.MULTILINE)
+
+
+def _forwarded(command: str, text: str, arguments: tuple[Word, ...]) -> tuple[Word, ...]:
+    """The arguments a launch passes on: ``${@:3}`` from the third, ``"$@"`` all, or through
+    a variable (``PY_ARGS=${@:5}`` ... ``${PY_ARGS}``, OpenMMLab's slurm_train.sh)."""
+    match = _FORWARD.search(command)
+    start = (int(match.group(1)) if match.group(1) else 1) if match else None
+    for variable in _FORWARD_VARIABLE.finditer(text):
+        if re.search(rf"\$\{{?{variable.group(1)}\b", command):
+            start = int(variable.group(2))
+    return () if start is None else arguments[max(start, 1) - 1 :]
+
+
+def _script_call(command: Command) -> tuple[str, tuple[Word, ...]] | None:
+    """(the script, its arguments) of ``bash x.sh a b`` or ``./x.sh a b``."""
+    runner = (command.name.text or "").rsplit("/", 1)[-1]
+    words = command.args if runner in _SHELLS else command.words
+    if runner in _SHELLS:
+        words = tuple(itertools.dropwhile(lambda w: (w.text or "").startswith("-"), words))
+    first = words[0].text if words else None
+    if not first or not _SCRIPT_FILE.search(first):
+        return None
+    return first, words[1:]
+
+
+def _repository_script(written: str, file: str) -> str | None:
+    """The script as a path of the checked tree: from the working folder (the project root,
+    where such a line is run), else beside the script that runs it."""
+    for candidate in (written, posixpath.join(posixpath.dirname(file), written)):
+        shown = posixpath.normpath(candidate)
+        if shown != posixpath.normpath(file) and Path(shown).is_file():
+            return shown
+    return None
+
+
+def _forwarded_facts(doc: Document, launch: Launch, source: _Source, file: str) -> list[Fact]:
+    """The run script's forwarded arguments, where this script writes them (``--amp``)."""
+    if not source.forwarded:
+        return []
+    doc.overrides += program_overrides(source.forwarded, file)
+    found, references = program_facts(source.forwarded, file, _entry(launch))
+    doc.references += references
+    return found
+
+
+def _environment(script: Script, launch: Launch | None, source: _Source, file: str) -> list[Fact]:
+    """The environment the launch sees: this script's exports, and those of the script it
+    runs (with the launch's prefix assignments) at their own lines."""
+    if source.script is script:
+        return env_facts(script, launch, file)
+    return [*env_facts(script, None, file), *env_facts(source.script, launch, source.path)]
+
+
+def _inlined(reference: Reference, source: _Source) -> Reference:
+    """The script whose launch was read as this one's joins the job as a member: its own
+    reading, without its arguments, states nothing the job keeps."""
+    if posixpath.normpath(reference.path) == source.path and reference.role == "entrypoint":
+        return replace(reference, role="member")
+    return reference
+
+
 def _slurm_scheduled(
-    file: Input, headers: Sequence[slurm.SlurmOption], launch: Launch | None
+    file: Input, headers: Sequence[slurm.SlurmOption], launch: Launch | None, launch_file: str
 ) -> list[Fact]:
     """A SLURM batch script (``#SBATCH`` headers, a ``.slurm``/``.sbatch`` name) or an
     ``srun`` launch: SLURM schedules the job, and ``--time`` can bound it."""
@@ -116,7 +254,7 @@ def _slurm_scheduled(
         where = Location(file=file.path, line=headers[0].line, column=headers[0].column)
         return [Fact("/resources/scheduler", "slurm", where)]
     if launch is not None and (launch.command.name.text or "").rsplit("/", 1)[-1] == "srun":
-        return [Fact("/resources/scheduler", "slurm", location(file.path, launch.command.name))]
+        return [Fact("/resources/scheduler", "slurm", location(launch_file, launch.command.name))]
     if file.suffix in ("slurm", "sbatch"):
         return [Fact("/resources/scheduler", "slurm", Location(file=file.path, line=1, column=1))]
     return []
@@ -246,6 +384,10 @@ def keys() -> dict[str, list[str]]:
         "behind prefixes "
         "of unknown value ($PREFIX torchrun), under debugpy-run; an if/case the script's own "
         "values decide": ["read as the launch command"],
+        "bash tools/dist_train.sh CONFIG 8 --amp (a repository script run with arguments, when "
+        "the script launches nothing itself): that script's launch, read with $1, $2... bound, "
+        "this script's exports and prefix assignments, and the arguments it forwards "
+        "(${@:3}, \"$@\", PY_ARGS=${@:5})": ["as the launch above"],
         "flags after the entry script (--save_steps 10)": [_flag_formats()],
         "flags the entry script (in the repository) defines that no format reads": [
             "as its python argument definitions map them"],
@@ -364,7 +506,7 @@ def launch_references(launch: Launch, file: str) -> list[Reference]:
     return [replace(r, path=redact_text(r.path)) for r in found]
 
 
-def _entry_script(launch: Launch, file: str) -> Reference | None:
+def entry_script(launch: Launch, file: str) -> Reference | None:
     """The Python script the launch runs, read for its own argument definitions when it is in
     the repository (``sources.python.arguments``); its absence is no finding (an installed
     program, code not checked in)."""

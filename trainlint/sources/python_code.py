@@ -14,7 +14,7 @@ import ast
 import itertools
 import re
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -89,6 +89,20 @@ def parse(file: Input) -> Document:
     doc.purpose = reading.purpose
     doc.defaults, doc.arguments = list(reading.defaults), dict(reading.arguments)
     return doc
+
+
+def extended(
+    file: Input, format_name: str, confidence: float, role_: Role
+) -> tuple[Document, ast.Module, Context]:
+    """The start of a format that reads more of a Python file (Ray Train, submitit): this
+    format's reading of it (DeepSpeed dicts, TrainingArguments, ``os.environ``) under the
+    other format's name, its syntax tree and the scan of its calls."""
+    check_size(file.text)
+    tree = _parse(file.text)
+    doc = Document(file.path, format_name, confidence, role_)
+    if recognise(file) > 0:
+        doc = replace(parse(file), format=format_name, confidence=confidence, role=role_)
+    return doc, tree, Context(file.path, Positions(file.text), scan(tree))
 
 
 def _looks_like_training(text: str) -> bool:

@@ -228,8 +228,8 @@ def _span(file: Input, tree: Tree, path: tuple[str | int, ...]) -> Location:
 
 
 def _kubernetes(file: Input) -> Skipped | None:
-    """A Kubernetes object the kubernetes format does not read (Volcano Job, MPIJob,
-    RayCluster...): a workload when it requests GPUs, else a plain skip naming its kind."""
+    """A Kubernetes object the kubernetes format does not read (RayCluster, Notebook...): a
+    workload when it requests GPUs, else a plain skip naming its kind."""
     kinds = [
         (str(t.data["kind"]), str(t.data.get("apiVersion", "")))
         for t in _trees(file)

@@ -44,6 +44,21 @@ KNOWN_KEYS: dict[str, frozenset[str]] = {
                     "clusterSelector submitterPodTemplate entrypointNumCpus entrypointNumGpus "
                     "entrypointResources suspend submissionMode managedBy submitterConfig "
                     "deletionPolicy deletionStrategy backoffLimit"),
+    # Volcano Job (batch.volcano.sh_jobs CRD, volcano-sh/volcano ed72c7c): spec and tasks[].
+    "VolcanoJob": _keys("maxRetry minAvailable minSuccess networkTopology plugins policies "
+                        "priorityClassName queue runningEstimate schedulerName tasks "
+                        "ttlSecondsAfterFinished volumes"),
+    "volcano_task": _keys("dependsOn maxRetry minAvailable name partitionPolicy policies "
+                          "replicas template topologyPolicy"),
+    # JobSet (jobset.x-k8s.io_jobsets CRD, kubernetes-sigs/jobset 08dfbdf).
+    "JobSet": _keys("coordinator failurePolicy managedBy network replicatedJobs startupPolicy "
+                    "successPolicy suspend ttlSecondsAfterFinished volumeClaimPolicies"),
+    "replicated_job": _keys("dependsOn groupName name replicas template"),
+    # LeaderWorkerSet (leaderworkerset.x-k8s.io CRD, kubernetes-sigs/lws 060ab4d).
+    "LeaderWorkerSet": _keys("leaderWorkerTemplate networkConfig replicas rolloutStrategy "
+                             "startupPolicy"),
+    "leader_worker": _keys("leaderTemplate persistentVolumeClaimRetentionPolicy restartPolicy "
+                           "size subGroupPolicy volumeClaimTemplates workerTemplate"),
     _RUN_POLICY: _keys("cleanPodPolicy ttlSecondsAfterFinished activeDeadlineSeconds "
                        "backoffLimit schedulingPolicy suspend managedBy"),
     "elasticPolicy": _keys("minReplicas maxReplicas rdzvBackend rdzvPort rdzvHost rdzvId "
@@ -67,6 +82,9 @@ def known_keys(kind: str, tree: Tree) -> Iterator[tuple[KeyPath, frozenset[str]]
         yield ("spec", section), KNOWN_KEYS[section]
     if kind == "TrainJob":
         yield ("spec", "trainer"), KNOWN_KEYS["trainer"]
+    if kind == "LeaderWorkerSet":
+        yield ("spec", "leaderWorkerTemplate"), KNOWN_KEYS["leader_worker"]
+    yield from _listed(kind, tree)
     spec = tree.data.get("spec") if isinstance(tree.data, dict) else None
     for key, roles in spec.items() if isinstance(spec, dict) else []:
         if key.endswith("ReplicaSpecs") and isinstance(roles, dict):
@@ -75,6 +93,20 @@ def known_keys(kind: str, tree: Tree) -> Iterator[tuple[KeyPath, frozenset[str]]
     for path, _ in tree.items():
         if len(path) >= 2 and path[-2] in ("containers", "initContainers"):
             yield path, KNOWN_KEYS["container"]
+
+
+_LISTS = {"VolcanoJob": ("tasks", "volcano_task"), "JobSet": ("replicatedJobs", "replicated_job")}
+
+
+def _listed(kind: str, tree: Tree) -> Iterator[tuple[KeyPath, frozenset[str]]]:
+    """Each item of a Volcano Job's ``tasks`` or a JobSet's ``replicatedJobs``."""
+    if kind not in _LISTS:
+        return
+    field, known = _LISTS[kind]
+    spec = tree.data.get("spec") if isinstance(tree.data, dict) else None
+    items = spec.get(field) if isinstance(spec, dict) else None
+    for index, _ in enumerate(items if isinstance(items, list) else []):
+        yield ("spec", field, index), KNOWN_KEYS[known]
 
 
 def near_misses(kind: str, tree: Tree, fmt: str, file: str) -> list[UnknownKey]:

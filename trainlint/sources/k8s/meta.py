@@ -57,6 +57,7 @@ class At:
 GPU_LABELS = frozenset({
     "nvidia.com/gpu.product", "cloud.google.com/gke-accelerator",
     "karpenter.k8s.aws/instance-gpu-name", "node.kubernetes.io/accelerator", "accelerator",
+    "cloud.google.com/gke-tpu-accelerator",  # GKE's TPU version: tpu-v5-lite-podslice, ...
 })  # fmt: skip
 # Node labels whose value says the node is spot/preemptible capacity (→ /resources/spot).
 SPOT_LABELS = {

@@ -16,7 +16,8 @@ from trainlint.sources.base import Fact
 from trainlint.sources.base import normalize as n
 from trainlint.sources.k8s.meta import At
 
-GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
+GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu", "google.com/tpu")
+TPU_RESOURCE = "google.com/tpu"  # GKE: TPU chips of the node, counted as its accelerators
 # The container an operator runs the training in, by its conventional name.
 TRAINING_CONTAINERS = ("pytorch", "tensorflow", "node", "trainer", "mpi", "xgboost", "paddle",
                        "jax", "ray-worker", "ray-head")  # fmt: skip
@@ -106,7 +107,11 @@ def replica_groups(spec: At) -> list[Group]:
 
 def pod_group(place: At, count_at: At, launcher: bool = False, default: int = 1) -> Group:
     """A group whose pod template is ``place.template`` and whose size is at ``count_at``."""
-    pod_spec = place.child("template", "spec")
+    return spec_group(place.child("template", "spec"), count_at, launcher, default)
+
+
+def spec_group(pod_spec: At, count_at: At, launcher: bool = False, default: int = 1) -> Group:
+    """A group of ``pod_spec`` pods whose size is at ``count_at`` (``default`` when unset)."""
     written = count_at.value is not None
     replicas = n.to_int(count_at.value) if written else default
     return Group(replicas, count_at if written else None, pod_gpus(pod_spec),
@@ -114,15 +119,21 @@ def pod_group(place: At, count_at: At, launcher: bool = False, default: int = 1)
 
 
 def ray_groups(spec: At) -> list[Group]:
-    """RayJob: the head pod plus each worker group's replicas. The head is one pod by
-    definition (it has no ``replicas``): its count is stated by ``headGroupSpec`` itself."""
+    """RayJob: the head pod plus each worker group's replicas, each replica ``numOfHosts`` pods
+    (a multi-host TPU slice; 1 when unset). The head is one pod by definition (it has no
+    ``replicas``): its count is stated by ``headGroupSpec`` itself."""
     cluster = spec.child("rayClusterSpec")
     head = cluster.child("headGroupSpec")
     groups = [_one_pod(head)] if head.value else []
     workers = cluster.child("workerGroupSpecs")
     for index, _ in enumerate(_list(workers.value)):
         place = workers.child(index)
-        groups.append(pod_group(place, place.child("replicas")))
+        group = pod_group(place, place.child("replicas"))
+        hosts = place.child("numOfHosts")  # a multi-host TPU slice: pods per replica
+        per_replica = n.positive_int(hosts.value) if hosts.value is not None else 1
+        if group.replicas is not None:
+            group.replicas = group.replicas * per_replica if per_replica else None
+        groups.append(group)
     return groups
 
 
@@ -161,6 +172,18 @@ def resource_facts(groups: list[Group], file: str, max_nodes: At | None = None) 
     if world is not None:
         facts.append(Fact("/resources/world_size", world, where))
     return facts
+
+
+def accelerator_facts(groups: list[Group], spec: At, file: str, complete: bool) -> list[Fact]:
+    """``/resources/accelerator``: "tpu" or "gpu" at the first accelerator request; "none" at
+    ``spec`` when every pod's template is in the file (``complete``) and none requests one."""
+    requests = [g.gpus[1] for g in groups if g.gpus is not None]
+    if requests:
+        kind = "tpu" if any(place.path[-1] == TPU_RESOURCE for place in requests) else "gpu"
+        return [Fact("/resources/accelerator", kind, requests[0].location(file))]
+    if complete and groups and all(g.replicas_at is not None or g.container for g in groups):
+        return [Fact("/resources/accelerator", "none", spec.location(file))]
+    return []
 
 
 def _sum(values: list[int | None]) -> int | None:

@@ -41,6 +41,28 @@ def script_facts(
     return shift(facts, references, origin)
 
 
+def script_program(
+    text: str, file: str, origin: tuple[int, int], environ: Environ | None = None
+) -> Reference | None:
+    """The Python script the best launch of a YAML-held bash script runs (a RayJob's
+    ``entrypoint: python train.py``), located in the YAML file: read when it is in the
+    repository, for what it states itself (``ScalingConfig``, argument defaults)."""
+    script = shell.parse_script(text, environ, ())
+    launch = launch_script.script_launch(script, file, environ, ())
+    found = launch_script.entry_script(launch, file) if launch is not None else None
+    return shift([], [found], origin)[1][0] if found is not None else None
+
+
+def command_program(words: Sequence[Word], file: str) -> Reference | None:
+    """The Python script an exec-form command (a container's ``command`` + ``args``) runs."""
+    if not words:
+        return None
+    first = words[0]
+    command = Command(first, tuple(words[1:]), (), first.line, first.column, "", False)
+    launch = launchers.analyse(command, file, partial(shell.parse_inline))
+    return launch_script.entry_script(launch, file) if launch is not None else None
+
+
 def script_overrides(
     text: str,
     file: str,
@@ -73,7 +95,13 @@ def command_facts(
     text = shlex.join(w.text if w.text is not None else w.raw for w in words)
     command = Command(first, tuple(words[1:]), tuple(env), first.line, first.column, text, False)
     inline = partial(shell.parse_inline, environ=environ)
-    return _launch_found(launchers.analyse(command, file, inline), Script(), file)
+    launch = launchers.analyse(command, file, inline)
+    facts, references = _launch_found(launch, Script(), file)
+    if facts and launch is not None:  # ``mpirun -x NCCL_DEBUG=INFO``: set in every rank
+        given = {(a.name, a.line, a.column) for a in env}
+        added = [a for a in launch.env if (a.name, a.line, a.column) not in given]
+        facts += launch_script.env_facts(Script(), replace(launch, env=added), file)
+    return facts, references
 
 
 def command_overrides(words: Sequence[Word], file: str) -> list[Override]:

@@ -221,15 +221,25 @@ def load(path: Path, roots: tuple[Path, ...]) -> tuple[Tree, str] | None:
     """A group file's config and text; None when it leads out of ``roots`` (the repository:
     a group file linked to the runner's files is never read), is unreadable or is invalid
     (that file's own reading reports the error)."""
+    text = repository_text(path, roots)
+    if text is None:
+        return None
+    try:
+        return config_tree(load_yaml(text)), text
+    except SourceError:
+        return None
+
+
+def repository_text(path: Path, roots: tuple[Path, ...]) -> str | None:
+    """The text of a file another config pulls in (a Hydra group file, an MMEngine base);
+    None when its real path leads out of ``roots`` (the repository), it is no regular file,
+    it cannot be read or it is larger than the readers take."""
     real = Path(os.path.realpath(path))
     if not any(inside(real, root) for root in roots):
         return None
     try:
         with open_regular(path) as handle:
             data = handle.read(MAX_BYTES + 1)
-        if len(data) > MAX_BYTES:
-            return None
-        text = data.decode("utf-8", errors="replace")
-        return config_tree(load_yaml(text)), text
-    except (OSError, SourceError):
+    except OSError:
         return None
+    return None if len(data) > MAX_BYTES else data.decode("utf-8", errors="replace")
