@@ -177,10 +177,19 @@ class Dependencies:
 
     @classmethod
     def of(
-        cls, files: Iterable[Path], config_folders: Iterable[str], measured: Iterable[Path]
+        cls,
+        files: Iterable[Path],
+        config_folders: Iterable[str],
+        measured: Iterable[Path],
+        digests: Mapping[Path, str | None],
     ) -> Dependencies:
+        """``digests``: the files' digests taken before they were parsed (a file edited
+        during the run then differs next time); the others are taken now."""
         return cls(
-            tuple((str(path), file_digest(path)) for path in sorted(set(files))),
+            tuple(
+                (str(path), digests[path] if path in digests else file_digest(path))
+                for path in sorted(set(files))
+            ),
             tuple((folder, configs_in(folder)) for folder in sorted(set(config_folders))),
             tuple((str(folder), folder_digest(folder)) for folder in sorted(set(measured))),
         )
@@ -284,40 +293,49 @@ def forced_format(space: Workspace, path: Path) -> str | None:
         return None
 
 
-def document_key(space: Workspace, path: Path) -> str | None:
-    """A candidate's document key: its names, forced format and bytes (None: not cached)."""
+Digests = dict[Path, "str | None"]
+"""Each file's digest, by resolved path, as one run took it (before parsing)."""
+
+
+def document_key(space: Workspace, path: Path, digests: Digests | None = None) -> str | None:
+    """A candidate's document key: its names, forced format and bytes (None: not cached);
+    the digest is kept in ``digests`` when given."""
     content = file_digest(path)
+    if digests is not None:
+        digests[resolved(path)] = content
     if content is None:
         return None
     return digest(display(path), str(resolved(path)), forced_format(space, path) or "", content)
 
 
-def fill_documents(table: Table, paths: Sequence[Path], space: Workspace) -> dict[Path, str]:
-    """Put each candidate's cached document into ``space.documents``; the others' keys (by
-    resolved path), for ``store_documents`` once they are parsed."""
-    misses: dict[Path, str] = {}
+Misses = dict[Path, tuple[Path, str]]
+"""The candidates to parse this run: resolved path → (the path as found, its document key)."""
+
+
+def fill_documents(
+    table: Table, paths: Sequence[Path], space: Workspace, digests: Digests
+) -> Misses:
+    """Put each candidate's cached document into ``space.documents`` (its digest into
+    ``digests``); the others, for ``store_documents`` once they are parsed."""
+    misses: Misses = {}
     for path in paths:
         real = resolved(path)
         if real in space.documents or real in misses:
             continue
-        key = document_key(space, path)
+        key = document_key(space, path, digests)
         document = table.get(key) if key is not None else None
         if document is not None:
             space.documents[real] = document
         elif key is not None:
-            misses[real] = key
+            misses[real] = (path, key)
     return misses
 
 
-def store_documents(
-    table: Table, paths: Sequence[Path], space: Workspace, misses: dict[Path, str]
-) -> None:
+def store_documents(table: Table, space: Workspace, misses: Misses) -> None:
     """Store the documents parsed this run, each only if its file still has the bytes its
     key was made from (a file edited while the run read it is parsed again next time)."""
-    for path in paths:
-        real = resolved(path)
-        key = misses.pop(real, None)
-        if key is not None and real in space.documents and document_key(space, path) == key:
+    for real, (path, key) in misses.items():
+        if real in space.documents and document_key(space, path) == key:
             table.put(key, space.documents[real])
     table.save()
 
@@ -327,6 +345,7 @@ def load_dependencies(
     configs: Configs,
     jobs: Sequence[Job],
     measured: Iterable[Path],
+    digests: Digests,
 ) -> Dependencies:
     """What a load read: every document, each folder a file's config was looked for in (and
     the config files there, and each config's ``extend`` base), the measurement folders, and
@@ -346,7 +365,8 @@ def load_dependencies(
             files.add(Path(os.path.abspath(config.source)))
         if config.extend is not None:
             files.add(Path(os.path.abspath(config.root / config.extend)))
-    return Dependencies.of(files, folders, (folder / MEASUREMENTS_DIR for folder in measured))
+    measurements = (folder / MEASUREMENTS_DIR for folder in measured)
+    return Dependencies.of(files, folders, measurements, digests)
 
 
 def _config_search(path: Path) -> Iterable[Path]:

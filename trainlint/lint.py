@@ -234,11 +234,10 @@ def _load(paths: Sequence[Path], run: _Run) -> Loaded:
     hit = memo.get()
     if isinstance(hit, Loaded):
         return hit
-    loaded = _load_found(found, run, scope)
-    memo.put(
-        caching.load_dependencies(loaded.documents, run.configs, loaded.jobs, loaded.measured),
-        loaded,
-    )
+    digests: caching.Digests = {}
+    loaded = _load_found(found, run, scope, digests)
+    read = (loaded.documents, run.configs, loaded.jobs, loaded.measured, digests)
+    memo.put(caching.load_dependencies(*read), loaded)
     return loaded
 
 
@@ -246,12 +245,21 @@ def _pack_key(pack: Pack) -> str:
     return caching.pack_digest(pack.modules, pack.data)
 
 
-def _load_found(found: Candidates, run: _Run, scope: str | None) -> Loaded:
+def _load_found(
+    found: Candidates, run: _Run, scope: str | None, digests: caching.Digests | None = None
+) -> Loaded:
     """Parse, assemble and estimate the ``found`` candidates; with a cache (``scope``), the
-    documents and estimates of unchanged files and jobs come from it."""
+    documents and estimates of unchanged files and jobs come from it (each file's digest,
+    taken once, kept in ``digests``)."""
     space = Workspace(config=run.configs.run, configs=run.configs, overlay=dict(run.overlay))
     tables = _Tables.of(run.cache, scope)
-    misses = caching.fill_documents(tables.documents, found, space) if tables else {}
+    misses = (
+        caching.fill_documents(
+            tables.documents, found, space, digests if digests is not None else {}
+        )
+        if tables
+        else {}
+    )
     read_documents(found, space, worker_count(len(misses) if tables else len(found), run.workers))
     jobs = assemble(found, space)
     measured = _by_measurement_root(jobs, run.configs)
@@ -259,7 +267,7 @@ def _load_found(found: Candidates, run: _Run, scope: str | None) -> Loaded:
         attach_measurements(measured_jobs, folder)
     _estimate_all(jobs, run.pack, tables.estimates if tables else None)
     if tables:
-        caching.store_documents(tables.documents, found, space, misses)
+        caching.store_documents(tables.documents, space, misses)
     loaded = Loaded(jobs, outcomes(found, space, jobs), space.documents, scope or "")
     loaded.measured = list(measured)
     return loaded
