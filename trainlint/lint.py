@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import os
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
+
+from pydantic import TypeAdapter
 
 from trainlint import cache as caching
 from trainlint import engine as engines
@@ -231,14 +234,37 @@ def _load(paths: Sequence[Path], run: _Run) -> Loaded:
     parts = [*map(str, found), *(str(resolved(path)) for path in found), repr(found.unread)]
     parts += [repr(found.roots), *map(str, run.own)]
     memo = caching.RunMemo(run.cache, scope, caching.digest(*parts, _pack_key(run.pack)))
-    hit = memo.get()
-    if isinstance(hit, Loaded):
+    hit = _restored(memo.get())
+    if hit is not None:
         return hit
     digests: caching.Digests = {}
     loaded = _load_found(found, run, scope, digests)
     read = (loaded.documents, run.configs, loaded.jobs, loaded.measured, digests)
-    memo.put(caching.load_dependencies(*read), loaded)
+    memo.put(caching.load_dependencies(*read), _stored(loaded))
     return loaded
+
+
+def _restored(entry: object) -> Loaded | None:
+    """The load ``_stored`` kept; None when the entry is not one, or its jobs no longer
+    validate (a job model changed within a version): a miss, never an error."""
+    if not isinstance(entry, tuple) or len(entry) != 2 or not isinstance(entry[1], Loaded):
+        return None
+    try:
+        return replace(entry[1], jobs=_job_list().validate_json(entry[0]))
+    except ValueError:  # pydantic's ValidationError
+        return None
+
+
+def _stored(loaded: Loaded) -> tuple[bytes, Loaded]:
+    """A load as the cache keeps it: the jobs as JSON (pydantic writes 583 jobs in ~0.03 s
+    and reads them back as fast as pickle does, which takes ~0.3 s to write them), the rest
+    pickled."""
+    return _job_list().dump_json(loaded.jobs), replace(loaded, jobs=[])
+
+
+@functools.cache
+def _job_list() -> TypeAdapter[list[Job]]:
+    return TypeAdapter(list[Job])
 
 
 def _pack_key(pack: Pack) -> str:
