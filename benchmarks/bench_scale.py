@@ -196,10 +196,12 @@ def main() -> None:
     generate(1, one)
     single = next(p for p in one.rglob("*") if p.is_file())
     parse_floor(one)  # import the parsers before timing the floor
-    run_child([*TRAINLINT, "check", str(single)])  # writes the .pyc files, as an install does
+    run_child(
+        [*TRAINLINT, "check", "--no-cache", str(single)]
+    )  # writes the .pyc files, as an install does
     cold = max(5, args.repeat)
     version_s, version_min, version_mb, _ = median_child([*TRAINLINT, "--version"], cold)
-    one_s, one_min, one_mb, _ = median_child([*TRAINLINT, "check", str(single)], cold)
+    one_s, one_min, one_mb, _ = median_child([*TRAINLINT, "check", "--no-cache", str(single)], cold)
     print("| cold start | s (fastest) | peak RSS MB |\n|---|---|---|")
     print(f"| `trainlint --version` | {version_s:.3f} ({version_min:.3f}) | {version_mb:.0f} |")
     print(f"| `trainlint check` one file | {one_s:.3f} ({one_min:.3f}) | {one_mb:.0f} |\n")
@@ -213,7 +215,7 @@ def main() -> None:
         root = args.work / f"mono-{n}"
         generate(n, root)
         check_s, check_min, check_mb, check_pss = median_child(
-            [*TRAINLINT, "check", str(root)], args.repeat
+            [*TRAINLINT, "check", "--no-cache", str(root)], args.repeat
         )
         floor_s = median_s(functools.partial(parse_floor, root), args.repeat)
         jobs, compile_s, per_job = engine_ms_per_job(root, args.repeat)
@@ -231,7 +233,9 @@ def main() -> None:
             for n in [int(s) for s in args.checkov_sizes.split(",") if s]:
                 root = args.work / f"{kind}-{n}"
                 generate(n, root, only=kind)
-                ours, _, _, _ = median_child([*TRAINLINT, "check", str(root)], args.repeat)
+                ours, _, _, _ = median_child(
+                    [*TRAINLINT, "check", "--no-cache", str(root)], args.repeat
+                )
                 theirs, _, _, _ = median_child(
                     [
                         args.checkov,

@@ -29,7 +29,9 @@ def median_s(action: Callable[[], object], repeat: int) -> float:
 
 
 def cli_run(path: Path) -> None:
-    subprocess.run([sys.executable, "-m", "trainlint", "check", str(path)], capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "trainlint", "check", "--no-cache", str(path)], capture_output=True
+    )
 
 
 def stages(path: Path, repeat: int) -> dict[str, float]:

@@ -30,6 +30,9 @@ CI_ENVIRONMENT = (
 def _no_ci_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in CI_ENVIRONMENT:
         monkeypatch.delenv(name, raising=False)
+    # A check writes no cache (.trainlint_cache, the user's key) unless its test asks for one:
+    # tests/test_cache.py and the --changed and --watch tests do.
+    monkeypatch.setenv("TRAINLINT_NO_CACHE", "1")
 
 
 @pytest.fixture

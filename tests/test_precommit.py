@@ -90,3 +90,54 @@ def test_the_hook_runs_for_every_extension_the_formats_read() -> None:
     for name in ("train.py", "torchtitan/llama3_8b.toml", "Train.YAML", "run.sbatch"):
         assert files.search(name), name
     assert not files.search("README.md")
+
+
+def test_the_hook_passes_the_changed_files_to_check_changed() -> None:
+    import yaml
+
+    (hook,) = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+    assert hook["entry"] == "trainlint check --changed"
+    assert hook["pass_filenames"] is True
+
+
+def test_a_changed_member_file_checks_the_job_that_includes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pre-commit passes a member config alone: its launch script's job is checked (read
+    from the whole repository), the job that does not include it is not."""
+    from click.testing import CliRunner
+
+    from trainlint import cli
+
+    project = tmp_path / "project"
+    for name in ("llama3-sft", "gpt2-finetune"):
+        shutil.copytree(EXAMPLES / name, project / name)
+    git(project, "init", "-q")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("TRAINLINT_NO_CACHE")  # as a user runs it: with the cache
+    monkeypatch.chdir(project)
+    runner = CliRunner()
+    everything = runner.invoke(cli.main, ["check", "--format", "json", "."]).output
+    member = runner.invoke(cli.main, ["check", "--changed", "llama3-sft/configs/sft.yaml"])
+    assert member.exit_code == 1, member.output
+    assert "llama3-sft/train.slurm:20:5: TL201" in member.output  # the job that includes it
+    assert "llama3-sft/configs/sft.yaml:17:1: TL301" in member.output
+    assert "gpt2-finetune/" not in member.output and "gpt2-finetune/" in everything
+    other = runner.invoke(cli.main, ["check", "--changed", "gpt2-finetune/run.sh"])
+    assert "gpt2-finetune/run.sh" in other.output and "llama3-sft/" not in other.output
+    unrelated = project / "notes.yaml"
+    unrelated.write_text("title: notes\n")
+    quiet = runner.invoke(cli.main, ["check", "--changed", "notes.yaml"])
+    assert quiet.exit_code == 0, quiet.output  # a file no job includes: nothing to report
+
+
+def test_changed_never_writes_a_baseline_of_some_jobs(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from trainlint import cli
+
+    args = ["check", "--changed", "--write-baseline", str(tmp_path / "b.json"), str(EXAMPLES)]
+    result = CliRunner().invoke(cli.main, args)
+    assert result.exit_code == 2
+    assert "--changed cannot be combined with --write-baseline" in result.output
+    assert not (tmp_path / "b.json").exists()

@@ -121,6 +121,10 @@ class RepoConfig(BaseModel):
     """Rule parameters by rule slug (``checkpoint-too-frequent``) or ``estimate``; they
     override the packs' ``data.trainlint.params``."""
 
+    cache_dir: str | None = Field(default=None, alias="cache-dir")
+    """Where ``trainlint check`` keeps its cache (relative to the config; default
+    ``.trainlint_cache`` in the project root)."""
+
     fleet: Fleet | None = None
     """The org's GPUs (``trainlint.fleet``): one per run like ``params``; over the packs'
     ``data.trainlint.fleet`` key by key, unless a pack locks the key."""

@@ -35,6 +35,7 @@ CANDIDATE_SUFFIXES = frozenset(
 EXCLUDED_DIRS = frozenset({
     ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "node_modules", "__pycache__",
     ".mypy_cache", ".ruff_cache", ".pytest_cache", "build", "dist", "site-packages", ".trainlint",
+    ".trainlint_cache",
     ".idea", ".vscode", ".github",
 })  # fmt: skip
 

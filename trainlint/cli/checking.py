@@ -23,6 +23,13 @@ from trainlint.cli.base import (
 from trainlint.cli.fixing import FixMode, fix_and_recheck
 from trainlint.cli.fixing import preview as preview_fixes
 from trainlint.cli.scanning import database_context
+from trainlint.cli.watching import (
+    cache_folder,
+    changed_files,
+    refuse_with_baseline,
+    refuse_with_diff,
+    watch_and_check,
+)
 from trainlint.errors import ConfigError
 from trainlint.parallel import THRESHOLD as PARALLEL_THRESHOLD
 from trainlint.report import names as report_names
@@ -259,6 +266,25 @@ def print_text(console: Console, text: str) -> None:
     help="Print the unified diff --fix would write, and write nothing (ruff's --diff; --diff "
     "is diff mode here). Exit 1 when there is something to fix.",
 )
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    envvar="TRAINLINT_NO_CACHE",
+    help="Neither read nor write the cache (.trainlint_cache in the project root, or the "
+    "config's cache-dir); the report is the same either way. Also TRAINLINT_NO_CACHE=1.",
+)
+@click.option(
+    "--changed",
+    is_flag=True,
+    help="PATHS are changed files (pre-commit passes them): check the jobs that include any "
+    "of them, read from the whole project (the rest comes from the cache).",
+)
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="Check again whenever a file under PATHS changes, clearing the screen; Ctrl-C stops "
+    "(needs trainlint[watch]).",
+)
 @handle_errors
 def check(  # noqa: PLR0913 - a click command: one parameter per option
     paths: tuple[Path, ...],
@@ -290,6 +316,9 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     unsafe_fixes: bool = False,
     fix_preview: bool = False,
     db_url: str | None = None,
+    no_cache: bool = False,
+    changed: bool = False,
+    watch: bool = False,
 ) -> None:
     """Check the training jobs under PATHS (default: the current directory). A click command
     takes each option as a parameter; the check's own go into one ``CheckOptions``."""
@@ -315,6 +344,7 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
     fixing = FixMode(fix=fix, unsafe=unsafe_fixes, preview=fix_preview)
     _check_fix_flags(fixing, diff_base, write_baseline)
     if diff_base is not None:
+        refuse_with_diff(changed=changed, watch=watch)
         if write_baseline is not None or config_file is not None:
             flag = "--write-baseline" if write_baseline is not None else "--config"
             raise ConfigError(f"{flag} cannot be combined with --diff (each revision is "
@@ -322,7 +352,17 @@ def check(  # noqa: PLR0913 - a click command: one parameter per option
         sys.exit(_exit_code(check_diff(targets, diff_base, options, out, threshold), exit_zero))
     own = [p for p in (output, write_baseline, baseline) if p is not None]
     own += [path for _, path in out.also]
-    options = replace(options, config=config, exclude=own)
+    options = replace(options, config=config, exclude=own, cache=not no_cache)
+    refuse_with_baseline(write_baseline, changed=changed, watch=watch)
+    if watch and fixing.on:
+        raise ConfigError("--watch cannot be combined with --fix or --fix-diff")
+    if changed:
+        targets, options = changed_files(targets, options)
+    if watch:
+        ignored = [*own, *([cache_folder(config)] if config.cache_dir else [])]
+        watch_and_check(
+            targets, ignored, lambda: _report(run_check(targets, options), out, threshold)
+        )
     report = run_check(targets, options)
     if fixing.preview:
         sys.exit(_exit_code(preview_fixes(report, fixing), exit_zero))

@@ -1,0 +1,182 @@
+"""The persistent cache (``trainlint.cache``, issue 19): the same report byte for byte with
+and without it, reuse of what did not change, and no trust in what trainlint did not write.
+
+Each test works on a copy of the examples in a git repository of its own (the project root,
+where ``.trainlint_cache`` goes), with the signing key in a temporary XDG cache folder.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.conftest import EXAMPLES, REPO
+from trainlint import cache as caching
+from trainlint import cli
+from trainlint.lint import CheckOptions, check
+from trainlint.report import names, renderer
+
+
+@pytest.fixture(autouse=True)
+def _user_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The signing key in a temporary folder, never the user's (``XDG_CACHE_HOME``)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("TRAINLINT_NO_CACHE")  # tests/conftest.py turns it off elsewhere
+
+
+def project(tmp_path: Path, *examples: str) -> Path:
+    """A git repository holding a copy of each example, in a folder of its name."""
+    root = tmp_path / "project"
+    for name in examples:
+        shutil.copytree(EXAMPLES / name, root / name)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def rendered(root: Path, *, cache: bool) -> dict[str, str]:
+    """The check of ``root`` in every report format."""
+    report = check([root], CheckOptions(cache=cache))
+    return {fmt: renderer(fmt)(report) for fmt in names()}
+
+
+def entries(root: Path, kind: str) -> dict[str, object]:
+    """Every entry of ``kind`` in the project's cache, merged (a table's items)."""
+    cache = caching.Cache.open(root / caching.CACHE_DIR)
+    assert cache is not None
+    merged: dict[str, object] = {}
+    for file in sorted((cache.folder / kind).iterdir()):
+        value = cache.get(kind, file.name)
+        assert isinstance(value, dict), file
+        merged.update(value)
+    return merged
+
+
+def test_every_format_is_the_same_with_the_cache_cold_and_warm(tmp_path: Path) -> None:
+    root = project(tmp_path, "llama3-sft", "gpt2-finetune")
+    fresh = rendered(root, cache=False)
+    assert not (root / caching.CACHE_DIR).exists()  # no cache unless asked
+    assert rendered(root, cache=True) == fresh  # cold: everything computed, then stored
+    assert (root / caching.CACHE_DIR / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert entries(root, "evaluation")  # something was stored...
+    assert rendered(root, cache=True) == fresh  # ...and a warm run gives the same bytes
+
+
+def test_an_edit_is_seen_and_only_the_job_including_it_is_evaluated_again(
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path, "llama3-sft", "gpt2-finetune")
+    check([root], CheckOptions(cache=True))
+    before = set(entries(root, "evaluation"))
+    member = root / "llama3-sft" / "configs" / "sft.yaml"  # a member of train.slurm's job
+    member.write_text(member.read_text().replace("logging_steps: 1", "logging_steps: 50"))
+
+    report = check([root], CheckOptions(cache=True))
+
+    assert report == check([root], CheckOptions(cache=False))
+    assert not [f for f in report.findings if f.file.endswith("sft.yaml") and f.line == 17]
+    after = set(entries(root, "evaluation"))
+    jobs = [job.id for job in report.jobs]
+    edited = [job for job in jobs if job.startswith("llama3-sft/")]
+    assert len(after - before) == len(edited) == 1  # only that job's input changed
+    assert len(before & after) == len(jobs) - 1  # every other job's evaluation was reused
+
+
+def test_a_corrupt_or_unsigned_entry_is_ignored_never_an_error_never_loaded(
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path, "llama3-sft")
+    fresh = rendered(root, cache=False)
+    rendered(root, cache=True)
+    folder = next((root / caching.CACHE_DIR).glob("*-*"))
+    files = sorted(path for path in folder.rglob("*") if path.is_file())
+    assert {path.parent.name for path in files} >= {"run", "document", "evaluation"}
+    for path in files:
+        path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])  # torn or damaged
+    assert rendered(root, cache=True) == fresh
+
+    # A cache shipped in the repository: well-formed pickles, signed with another key.
+    planted = tmp_path / "planted"
+    for path in sorted(path for path in folder.rglob("*") if path.is_file()):
+        body = pickle.dumps(Planted(str(planted)))
+        path.write_bytes(b"\0" * caching.SIGNATURE + body)
+    assert rendered(root, cache=True) == fresh
+    assert not planted.exists()  # never unpickled
+
+
+class Planted:
+    """A pickle that, when loaded, writes a file: the attack a signed entry refuses."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self) -> tuple[object, tuple[str, str]]:
+        return (Path.write_text, (Path(self.path), "loaded"))  # type: ignore[return-value]
+
+
+def test_the_cache_folder_is_never_input(tmp_path: Path) -> None:
+    root = project(tmp_path, "llama3-sft")
+    inside = root / caching.CACHE_DIR / "sft.yaml"
+    inside.parent.mkdir()
+    shutil.copy(root / "llama3-sft" / "configs" / "sft.yaml", inside)
+    report = check([root], CheckOptions(cache=True))
+    assert not [f for f in report.files if caching.CACHE_DIR in f.path]
+
+
+def test_the_config_names_the_cache_folder_and_no_cache_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = project(tmp_path, "llama3-sft")
+    monkeypatch.chdir(root)
+    runner = CliRunner()
+    plain = runner.invoke(cli.main, ["check", "--no-cache", "."])
+    assert plain.exit_code == 1, plain.output
+    assert not (root / caching.CACHE_DIR).exists()
+    (root / ".trainlint.toml").write_text('cache-dir = "build/tl-cache"\n')
+    first = runner.invoke(cli.main, ["check", "."])
+    second = runner.invoke(cli.main, ["check", "."])
+    assert first.output == second.output == plain.output
+    assert (root / "build" / "tl-cache" / ".gitignore").is_file()
+    assert not (root / caching.CACHE_DIR).exists()
+
+
+def test_two_processes_at_once_share_a_cache_safely(tmp_path: Path) -> None:
+    """Two real runs on a cold cache write the same entries at once (each a temporary file
+    renamed into place); both, and a third warm run, report what a run without it does."""
+    root = project(tmp_path, "llama3-sft", "gpt2-finetune")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg-processes")}
+    command = [sys.executable, "-m", "trainlint", "check", "--format", "json", str(root)]
+    plain = subprocess.run([*command, "--no-cache"], capture_output=True, text=True, env=env,
+                           cwd=REPO, timeout=120, check=False)  # fmt: skip
+    pipe = subprocess.PIPE
+    runs = [
+        subprocess.Popen(command, stdout=pipe, stderr=pipe, text=True, env=env, cwd=REPO)
+        for _ in range(2)
+    ]
+    outputs = [run.communicate(timeout=120) for run in runs]
+    assert [out for out, _ in outputs] == [plain.stdout] * 2, [err for _, err in outputs]
+    warm = subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO,
+                          timeout=120, check=False)  # fmt: skip
+    assert warm.stdout == plain.stdout
+    assert not list((root / caching.CACHE_DIR).rglob(".tmp-*"))  # no torn write left behind
+
+
+def test_a_new_nested_config_and_an_edited_config_are_seen(tmp_path: Path) -> None:
+    """A config file is no candidate, yet it changes the files under it: the cached load
+    holds only while each folder searched for a config has the same config files."""
+    root = project(tmp_path, "llama3-sft")
+    cached = rendered(root, cache=True)
+    assert "TL301" in cached["text"]
+    nested = root / "llama3-sft" / "configs" / ".trainlint.toml"
+    nested.write_text('formats = {"sft.yaml" = "axolotl"}\n')  # read as another format
+    other = rendered(root, cache=False)
+    assert other != cached
+    assert rendered(root, cache=True) == other
+    nested.write_text('formats = {"sft.yaml" = "hf-trainer"}\n')  # back, in an edited file
+    assert rendered(root, cache=True) == rendered(root, cache=False) == cached

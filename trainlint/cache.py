@@ -1,0 +1,409 @@
+"""A persistent cache of a check's work, as ruff keeps one (issue 19): a re-run of an
+unchanged tree reuses the whole load (every job's parse, assembly and estimate) and every
+evaluation; after an edit, only the edited files are parsed again and only the jobs whose
+input changed are estimated and evaluated again.
+
+Entries live under ``<cache-dir>/<version>-<format>/<kind>/<scope>``, so another trainlint
+version never reads them; a scope is one set of paths checked from one project root. Each
+entry is one file, read and written whole (a file per item costs more than the work it
+saves on a slow file system). The kinds:
+
+* ``run``: a whole load, valid only while every file it read, each folder it looked in for a
+  config and each measurement folder is as it was (``Dependencies``);
+* ``document`` (a ``Table``): each file's ``Document``, keyed by its path, forced format and
+  content digest;
+* ``estimate``: each job's estimates, keyed by the job (before estimating) and the pack;
+* ``evaluation``: each job's rule results, keyed by its Rego input, the engine and the pack.
+
+Trust: entries are pickles, and a repository could ship a ``.trainlint_cache`` of its own.
+Each entry is signed (HMAC-SHA256) with a key kept in the user's cache folder, never in the
+repository, so an entry this user's trainlint did not write is ignored like a corrupt one:
+a cache never raises and never decides a result, it only skips work. Writes go to a
+temporary file renamed into place, so concurrent runs never read half an entry.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import hmac
+import json
+import os
+import pickle
+import secrets
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from trainlint import __version__
+from trainlint.discover import open_regular, resolved
+from trainlint.read import display
+
+if TYPE_CHECKING:
+    from trainlint.config import Configs
+    from trainlint.job import Job
+    from trainlint.read import Workspace
+
+CACHE_DIR = ".trainlint_cache"
+"""The default cache folder, in the project root (``cache-dir`` in the config moves it)."""
+FORMAT = 1
+"""Bumped when what an entry holds changes shape within a version."""
+SIGNATURE = 32  # bytes of HMAC-SHA256 before each entry's pickle
+GITIGNORE = "# Automatically created by trainlint.\n*\n"
+CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# trainlint's cache.\n"
+
+
+def digest(*parts: str | bytes) -> str:
+    """A key over ``parts``, each length-prefixed so ("ab", "c") and ("a", "bc") differ."""
+    hasher = hashlib.blake2b(digest_size=20)
+    for part in parts:
+        data = part.encode() if isinstance(part, str) else part
+        hasher.update(len(data).to_bytes(8, "little"))
+        hasher.update(data)
+    return hasher.hexdigest()
+
+
+def file_digest(path: str | Path) -> str | None:
+    """The digest of a regular file's bytes; None for anything that is not one (a FIFO is
+    never opened) or cannot be read: such a file is never served from the cache."""
+    try:
+        with open_regular(Path(path)) as handle:
+            return digest(handle.read())
+    except OSError:
+        return None
+
+
+@dataclass(frozen=True)
+class Cache:
+    """One cache folder of this trainlint version; ``get`` and ``put`` never raise."""
+
+    folder: Path
+    secret: bytes
+
+    @classmethod
+    def open(cls, folder: Path) -> Cache | None:
+        """The cache in ``folder`` (created, with a ``.gitignore`` of ``*`` as ruff's);
+        None when it cannot be created or the user's key cannot be had: no cache, no error."""
+        try:
+            _create(folder)
+            secret = _secret()
+        except OSError:
+            return None
+        return cls(folder / f"{__version__}-{FORMAT}", secret)
+
+    def get(self, kind: str, key: str) -> Any:
+        """The value stored under ``key``; None when absent, foreign, corrupt or unsigned."""
+        try:
+            blob = (self.folder / kind / key).read_bytes()
+        except OSError:
+            return None
+        signature, body = blob[:SIGNATURE], blob[SIGNATURE:]
+        if not hmac.compare_digest(signature, self._sign(body)):
+            return None
+        try:
+            return pickle.loads(body)  # signed by this user's key (the module's docstring)
+        except Exception:  # a stale or damaged entry is a miss, never an error
+            return None
+
+    def put(self, kind: str, key: str, value: object) -> None:
+        """Store ``value``: written to a temporary file, then renamed into place."""
+        try:
+            body = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+            return
+        folder = self.folder / kind
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+        except OSError:
+            return
+        try:
+            with os.fdopen(handle, "wb") as file:
+                file.write(self._sign(body) + body)
+            os.replace(temporary, folder / key)
+        except OSError:
+            Path(temporary).unlink(missing_ok=True)
+
+    def _sign(self, body: bytes) -> bytes:
+        return hmac.digest(self.secret, body, "sha256")
+
+
+def _create(folder: Path) -> None:
+    """The cache folder, marked as ruff marks its own: ignored by git, tagged as a cache."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in ((".gitignore", GITIGNORE), ("CACHEDIR.TAG", CACHEDIR_TAG)):
+        if not (folder / name).exists():
+            (folder / name).write_text(text, encoding="utf-8")
+
+
+@functools.cache
+def _secret() -> bytes:
+    """This user's signing key, created once (mode 0600) in the user's cache folder."""
+    home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    path = Path(home) / "trainlint" / "cache.key"
+    try:
+        key = path.read_bytes()
+    except FileNotFoundError:
+        key = b""
+    if len(key) == SIGNATURE:
+        return key
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another run made it first, or a damaged key: use the file's
+        key = path.read_bytes()
+        if len(key) != SIGNATURE:
+            raise OSError(f"{path}: not a trainlint cache key") from None
+        return key
+    key = secrets.token_bytes(SIGNATURE)
+    with os.fdopen(handle, "wb") as file:
+        file.write(key)
+    return key
+
+
+# What a whole load depends on ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Dependencies:
+    """What a cached load read, to tell whether it still holds: each file's digest, the
+    config files present in each folder searched for one, each measurement folder's files."""
+
+    files: tuple[tuple[str, str | None], ...]
+    config_folders: tuple[tuple[str, tuple[str, ...]], ...]
+    measurements: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def of(
+        cls,
+        files: Iterable[Path],
+        config_folders: Iterable[str],
+        measured: Iterable[Path],
+        digests: Mapping[Path, str | None],
+    ) -> Dependencies:
+        """``digests``: the files' digests taken before they were parsed (a file edited
+        during the run then differs next time); the others are taken now."""
+        return cls(
+            tuple(
+                (str(path), digests[path] if path in digests else file_digest(path))
+                for path in sorted(set(files))
+            ),
+            tuple((folder, configs_in(folder)) for folder in sorted(set(config_folders))),
+            tuple((str(folder), folder_digest(folder)) for folder in sorted(set(measured))),
+        )
+
+    def hold(self) -> bool:
+        """Whether every file, config folder and measurement folder is as it was."""
+        return (
+            all(file_digest(path) == known for path, known in self.files)
+            and all(configs_in(folder) == known for folder, known in self.config_folders)
+            and all(folder_digest(Path(f)) == known for f, known in self.measurements)
+        )
+
+
+def configs_in(folder: str) -> tuple[str, ...]:
+    """The config files in ``folder`` (a new one changes every file under it)."""
+    from trainlint.config import CONFIG_FILES
+
+    try:
+        names = set(os.listdir(folder))
+    except OSError:
+        return ()
+    return tuple(name for name in CONFIG_FILES if name in names)
+
+
+def folder_digest(folder: Path) -> str:
+    """A digest of every file under ``folder`` (their paths and bytes); "" when absent."""
+    if not folder.is_dir():
+        return ""
+    parts: list[str] = []
+    for top, dirs, names in os.walk(folder):
+        dirs.sort()
+        for name in sorted(names):
+            path = os.path.join(top, name)
+            parts += [path, file_digest(path) or "-"]
+    return digest(*parts)
+
+
+def data_digest(value: object) -> str:
+    """A key over JSON-like data (a pack's data, a job's input); keys sorted."""
+    return digest(json.dumps(value, sort_keys=True, default=str))
+
+
+def pack_digest(modules: dict[str, str], data: object) -> str:
+    """The pack as an evaluation sees it: every module's text and the data."""
+    return digest(*(part for name in sorted(modules) for part in (name, modules[name])),
+                  data_digest(data))  # fmt: skip
+
+
+NONDETERMINISTIC = ("time.now_ns", "rand.intn", "http.send", "uuid.rfc4122", "opa.runtime")
+"""Builtins whose value differs from one run to the next: a pack that calls one is evaluated
+anew every run (its results are never cached)."""
+
+
+def deterministic(modules: dict[str, str]) -> bool:
+    """Whether every module's results depend on the input and data alone."""
+    return not any(call in text for text in modules.values() for call in NONDETERMINISTIC)
+
+
+class Table:
+    """One kind's entries of one scope, kept in one cache entry: read on first use, written
+    by ``save`` when anything was added. A complete run (``prune``) keeps only the entries it
+    used or made, so what no longer matches any file drops out; a partial one (``--changed``)
+    keeps the others too."""
+
+    def __init__(self, cache: Cache, kind: str, scope: str) -> None:
+        self.cache, self.kind, self.scope = cache, kind, scope
+        self._stored: dict[str, Any] | None = None
+        self._used: dict[str, Any] = {}
+        self._added = False
+
+    def get(self, key: str) -> Any:
+        if self._stored is None:
+            stored = self.cache.get(self.kind, self.scope)
+            self._stored = stored if isinstance(stored, dict) else {}
+        value = self._stored.get(key)
+        if value is not None:
+            self._used[key] = value
+        return value
+
+    def put(self, key: str, value: object) -> None:
+        self._used[key] = value
+        self._added = True
+
+    def save(self, *, prune: bool = True) -> None:
+        stale = self._stored is not None and len(self._stored) > len(self._used)
+        if not self._added and not (prune and stale):
+            return
+        kept = self._used if prune else {**(self._stored or {}), **self._used}
+        self.cache.put(self.kind, self.scope, kept)
+
+
+# The load's hooks (``lint._load``) ----------------------------------------------------------
+
+
+def forced_format(space: Workspace, path: Path) -> str | None:
+    """The format the file's config forces, as ``Workspace.load`` asks for it."""
+    config = space.configs.of(path) if space.configs is not None else space.config
+    try:
+        return config.forced_format(path)
+    except (OSError, RuntimeError):  # a symlink loop: read_file reports it
+        return None
+
+
+Digests = dict[Path, "str | None"]
+"""Each file's digest, by resolved path, as one run took it (before parsing)."""
+
+
+def document_key(space: Workspace, path: Path, digests: Digests | None = None) -> str | None:
+    """A candidate's document key: its names, forced format and bytes (None: not cached);
+    the digest is kept in ``digests`` when given."""
+    content = file_digest(path)
+    if digests is not None:
+        digests[resolved(path)] = content
+    if content is None:
+        return None
+    return digest(display(path), str(resolved(path)), forced_format(space, path) or "", content)
+
+
+Misses = dict[Path, tuple[Path, str]]
+"""The candidates to parse this run: resolved path → (the path as found, its document key)."""
+
+
+def fill_documents(
+    table: Table, paths: Sequence[Path], space: Workspace, digests: Digests
+) -> Misses:
+    """Put each candidate's cached document into ``space.documents`` (its digest into
+    ``digests``); the others, for ``store_documents`` once they are parsed."""
+    misses: Misses = {}
+    for path in paths:
+        real = resolved(path)
+        if real in space.documents or real in misses:
+            continue
+        key = document_key(space, path, digests)
+        document = table.get(key) if key is not None else None
+        if document is not None:
+            space.documents[real] = document
+        elif key is not None:
+            misses[real] = (path, key)
+    return misses
+
+
+def store_documents(table: Table, space: Workspace, misses: Misses) -> None:
+    """Store the documents parsed this run, each only if its file still has the bytes its
+    key was made from (a file edited while the run read it is parsed again next time)."""
+    for real, (path, key) in misses.items():
+        if real in space.documents and document_key(space, path) == key:
+            table.put(key, space.documents[real])
+    table.save()
+
+
+def load_dependencies(
+    documents: Mapping[Path, object],
+    configs: Configs,
+    jobs: Sequence[Job],
+    measured: Iterable[Path],
+    digests: Digests,
+) -> Dependencies:
+    """What a load read: every document, each folder a file's config was looked for in (and
+    the config files there, and each config's ``extend`` base), the measurement folders, and
+    the files a job references that are missing (TL904 ends when one is created)."""
+    from trainlint.measurement import MEASUREMENTS_DIR
+
+    files = set(documents)
+    for job in jobs:
+        for missing in job.missing_references:
+            here = Path(os.path.dirname(missing.file)) / missing.path
+            files.update(Path(os.path.abspath(p)) for p in (missing.path, here))
+    folders = {str(folder) for path in documents for folder in _config_search(path)}
+    for folder in folders:
+        files.update(Path(folder) / name for name in configs_in(folder))
+    for config in configs.used():
+        if config.source is not None:
+            files.add(Path(os.path.abspath(config.source)))
+        if config.extend is not None:
+            files.add(Path(os.path.abspath(config.root / config.extend)))
+    measurements = (folder / MEASUREMENTS_DIR for folder in measured)
+    return Dependencies.of(files, folders, measurements, digests)
+
+
+def _config_search(path: Path) -> Iterable[Path]:
+    """The folders ``Configs`` searches for a file's config: its own and each parent up to
+    the top of the git work tree (a folder holding ``.git``)."""
+    for folder in path.parents:
+        yield folder
+        if (folder / ".git").exists():
+            return
+
+
+@dataclass(frozen=True)
+class RunMemo:
+    """A whole load of one scope, stored with what it was loaded from (``key``: the
+    candidates and the pack) and its ``Dependencies``."""
+
+    cache: Cache
+    scope: str
+    key: str
+
+    def get(self) -> Any:
+        """The load, unpickled only once its dependencies are known to hold (the entry is
+        signed as a whole, so the inner pickle is this user's too)."""
+        entry = self.cache.get("run", self.scope)
+        if not isinstance(entry, tuple) or len(entry) != 3 or entry[0] != self.key:
+            return None
+        _, dependencies, value = entry
+        if not isinstance(dependencies, Dependencies) or not dependencies.hold():
+            return None
+        try:
+            return pickle.loads(value)  # inside a signed entry
+        except Exception:  # as Cache.get: a miss
+            return None
+
+    def put(self, dependencies: Dependencies, value: object) -> None:
+        try:
+            inner = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+            return
+        self.cache.put("run", self.scope, (self.key, dependencies, inner))
