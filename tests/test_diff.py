@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import re
 import shutil
@@ -414,3 +415,61 @@ def test_one_diff_evaluation_writes_every_output_format(
     assert '"version": "2.1.0"' in (repo / "o" / "t.sarif").read_text()
     bad = CliRunner().invoke(main, ["check", "--output-format", "yaml=x"])
     assert bad.exit_code == 2 and "expected FORMAT=FILE" in bad.output
+
+
+# -- a shared base inherited through a config that is a job itself ----------------------------
+
+MM_RUNTIME = "configs/_base_/default_runtime.py"
+MM_MID = "configs/yolov5/yolov5_s_8xb16-300e_coco.py"  # a run, and the leaf's base
+MM_LEAF = "configs/yolov5/yolov5_s_fast_8xb16-300e_coco.py"
+
+
+def mm_runtime(repo: Path, interval: int) -> None:
+    (repo / MM_RUNTIME).write_text(
+        "default_scope = 'mmyolo'\n"
+        f"default_hooks = dict(logger=dict(type='LoggerHook', interval={interval}))\n"
+    )
+
+
+@pytest.fixture
+def mm_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """mmyolo's chain: the runtime fragment ← a 300-epoch config (a job) ← a faster variant."""
+    root = tmp_path / "mm"
+    (root / "configs" / "_base_").mkdir(parents=True)
+    (root / "configs" / "yolov5").mkdir()
+    mm_runtime(root, 50)
+    (root / MM_MID).write_text(
+        "_base_ = '../_base_/default_runtime.py'\n"
+        "train_dataloader = dict(batch_size=16, num_workers=8)\n"
+        "train_cfg = dict(type='EpochBasedTrainLoop', max_epochs=300, val_interval=10)\n"
+    )
+    (root / MM_LEAF).write_text(
+        "_base_ = './yolov5_s_8xb16-300e_coco.py'\ntrain_dataloader = dict(batch_size=32)\n"
+    )
+    git(root, "init", "-q")
+    commit(root, "base")
+    git(root, "branch", "base")
+    monkeypatch.chdir(root)
+    return root
+
+
+def test_a_shared_base_change_touches_every_job_inheriting_it_through_another_job(
+    mm_repo: Path,
+) -> None:
+    """A base read through a config that is a job itself is a source of the inheriting job
+    too (review of mmyolo: 121 of 133 jobs listed only their own file), so ``--diff``
+    re-checks both jobs, while the middle config still roots its own job."""
+    from click.testing import CliRunner
+
+    from trainlint.cli import main
+
+    shown = CliRunner().invoke(main, ["show", MM_LEAF])
+    assert shown.exit_code == 0, shown.output
+    (leaf,) = json.loads(shown.output)["jobs"]
+    assert [s["path"] for s in leaf["sources"]] == [MM_LEAF, MM_MID, MM_RUNTIME]
+    assert leaf["provenance"]["/logging/every_steps"]["file"] == MM_RUNTIME
+    mm_runtime(mm_repo, 1)
+    commit(mm_repo, "log every step")
+    result = CliRunner().invoke(main, ["check", "--diff", "base", "--format", "json"])
+    diff = DiffReport.model_validate_json(result.output)
+    assert sorted(job.job for job in diff.jobs) == [MM_MID, MM_LEAF]

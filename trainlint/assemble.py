@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,20 +61,20 @@ def assemble(paths: Iterable[Path], workspace: Workspace | None = None) -> list[
         if isinstance(doc, Document):
             loaded.setdefault(resolved(path), (path, doc))
     closures = {key: _closure(path, doc, space) for key, (path, doc) in loaded.items()}
-    referenced = {resolved(p) for group, _ in closures.values() for p, _ in group[1:]}
+    referenced = {p for closure in closures.values() for p in closure.owned}
     jobs: list[Job] = []
     covered: set[Path] = set()
     # A referenced file roots a job only when no file reaching it does (its referrers are no
     # job): a file's closure holds every file it reaches, so the larger closures go first.
-    reached = sorted((k for k in loaded if k in referenced), key=lambda k: -len(closures[k][0]))
+    reached = sorted((k for k in loaded if k in referenced), key=lambda k: -len(closures[k].group))
     for key in [k for k in loaded if k not in referenced] + reached:
         if key in covered:
             continue
-        group, missing = closures[key]
-        job = build_job([doc for _, doc in group], missing)
-        if why_not_a_job(group[0][1], job) is None:
+        closure = closures[key]
+        job = build_job([doc for _, doc in closure.group], closure.missing)
+        if why_not_a_job(closure.group[0][1], job) is None:
             jobs.append(job)
-            covered.update(resolved(path) for path, _ in group)
+            covered.update({key, *closure.owned})
     return jobs
 
 
@@ -121,9 +121,18 @@ def why_not_a_job(doc: Document, job: Job | None = None) -> str | None:
     return f"{doc.format} file with no training launch or run settings (steps, epochs, batch)"
 
 
-def _closure(
-    path: Path, doc: Document, space: Workspace
-) -> tuple[list[tuple[Path, Document]], list[MissingReference | UnresolvedReference]]:
+@dataclass(frozen=True)
+class _Closure:
+    """A file's job as it would be: the documents (the file first), the references whose
+    file does not exist, and the files it swallows (``owned``: all it reaches but a base
+    that is a run of its own, ``Reference.own_run``, which only joins as a member)."""
+
+    group: list[tuple[Path, Document]]
+    missing: list[MissingReference | UnresolvedReference]
+    owned: set[Path]
+
+
+def _closure(path: Path, doc: Document, space: Workspace) -> _Closure:
     """The document and everything it references, breadth first, each file once (so a
     reference cycle ends where it closes), and the references whose file does not exist.
 
@@ -135,6 +144,7 @@ def _closure(
     order = [(path, doc)]
     missing: list[MissingReference | UnresolvedReference] = []
     programs: set[Path] = set()
+    owned: set[Path] = set()
     queue = deque(order)
     while queue:
         current_path, current = queue.popleft()
@@ -146,6 +156,8 @@ def _closure(
             if target is None:
                 missing.append(_missing(reference, space.unresolvable(reference, current_path)))
                 continue
+            if not reference.own_run:
+                owned.add(resolved(target))
             if resolved(target) in seen:
                 continue
             seen.add(resolved(target))
@@ -161,7 +173,8 @@ def _closure(
     # A launched script's own values (module globals, argument defaults) are what its configs
     # and flags override (nanoGPT's train.py globals under config/*.py): first among equals.
     ranked = [order[0], *(o for o in order[1:] if o[0] in programs)]
-    return ranked + [o for o in order[1:] if o[0] not in programs], missing
+    group = ranked + [o for o in order[1:] if o[0] not in programs]
+    return _Closure(group, missing, owned - {resolved(path)})
 
 
 def _as_member(loaded: Document | Skipped, target: Path) -> Document:
@@ -175,10 +188,12 @@ def _as_member(loaded: Document | Skipped, target: Path) -> Document:
 
 
 def _member(doc: Document) -> Document:
-    """A file composed into another (a Hydra group file): the composing document already
-    states its merged values, so its own standalone reading contributes none (a value the
-    composition left unknown must stay unknown), but its errors and typos still count."""
-    return replace(doc, facts=[], role="member", overrides=[])
+    """A file composed into another (a Hydra group file, a config another inherits): the
+    composing document already states its merged values, so its own standalone reading
+    contributes none, nor its defaults (a value the composition left unknown must stay
+    unknown: a base read alone may see all its bases where the inheriting config does not),
+    but its errors and typos still count."""
+    return replace(doc, facts=[], defaults=[], role="member", overrides=[])
 
 
 def _missing(

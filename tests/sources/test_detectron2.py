@@ -191,6 +191,35 @@ def test_config_repository_roots_one_job_per_training_config(
     ]  # fmt: skip
 
 
+def test_a_config_inheriting_a_run_lists_it_and_leaves_it_its_own_job(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mask2Former: swin/*.yaml over ``../maskformer2_R50_bs16_50ep.yaml`` (a run of the model
+    zoo) over ``Base-COCO-InstanceSegmentation.yaml`` (a piece). The R50 config roots its own
+    job and is a member of the Swin job with the Base file; each fact is located at the
+    file's own path, never ``swin/../Base-...yaml``, so it matches the job's sources."""
+    base = "configs/coco/Base-COCO-InstanceSegmentation.yaml"
+    r50 = "configs/coco/maskformer2_R50_bs16_50ep.yaml"
+    swin = "configs/coco/swin/maskformer2_swin_base_384_bs16_50ep.yaml"
+    files = {
+        base: "SOLVER:\n  IMS_PER_BATCH: 16\n  MAX_ITER: 368750\nDATALOADER:\n  NUM_WORKERS: 4\n",
+        r50: '_BASE_: "Base-COCO-InstanceSegmentation.yaml"\nMODEL:\n  META_ARCHITECTURE: '
+        '"MaskFormer"\nSOLVER:\n  BASE_LR: 0.0001\n',
+        swin: '_BASE_: "../maskformer2_R50_bs16_50ep.yaml"\nMODEL:\n  BACKBONE:\n    NAME: '
+        '"D2SwinTransformer"\n',
+    }  # fmt: skip
+    root = tmp_path / "m2f"
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    jobs = {job.id: job for job in jobs_of(root, monkeypatch).values()}
+    assert sorted(jobs) == [r50, swin]
+    assert [s.path for s in jobs[swin].sources] == [swin, r50, base]
+    sources = {s.path for s in jobs[swin].sources}
+    assert jobs[swin].provenance["/training/max_steps"].file == base
+    assert {where.file for where in jobs[swin].provenance.values()} <= sources
+
+
 def test_train_net_line_layout_and_trailing_options(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

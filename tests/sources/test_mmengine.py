@@ -175,6 +175,29 @@ def test_an_unread_base_leaves_unknown_what_it_could_set(in_tmp: Path) -> None:
     assert reference.unresolved is not None and "mmdet" in reference.unresolved
 
 
+def test_a_config_inheriting_a_run_lists_its_files_but_not_its_defaults(in_tmp: Path) -> None:
+    """A run another config inherits (mmyolo's razor subnets over yolov6_l) is a member of the
+    inheriting job, with its bases, yet roots its own job; read alone it sees all its bases,
+    so its random-seed default is its own, never the inheriting job's, whose package base
+    could set the seed."""
+    write(in_tmp, {
+        "configs/_base_/default_runtime.py": "default_scope = 'mmyolo'\n",
+        "configs/yolov6/run.py": "_base_ = '../_base_/default_runtime.py'\n"
+                                 "train_cfg = dict(by_epoch=True, max_epochs=300)\n",
+        "configs/razor/subnet.py": "_base_ = ['mmrazor::nas/attentivenas.py', '../yolov6/run.py']\n"
+                                   "train_cfg = dict(by_epoch=True, max_epochs=100)\n",
+    })  # fmt: skip
+    jobs = {job.id: job for job in assemble([Path("configs/razor/subnet.py"),
+                                             Path("configs/yolov6/run.py")])}  # fmt: skip
+    subnet, run = jobs["configs/razor/subnet.py"], jobs["configs/yolov6/run.py"]
+    assert [(s.path, s.role) for s in subnet.sources] == [
+        ("configs/razor/subnet.py", "config"), ("configs/yolov6/run.py", "member"),
+        ("configs/_base_/default_runtime.py", "member"),
+    ]  # fmt: skip
+    assert [u.path for u in subnet.unresolved_references] == ["mmrazor::nas/attentivenas.py"]
+    assert "/training/seed" in run.defaults and "/training/seed" not in subnet.defaults
+
+
 def test_a_missing_base_is_a_missing_reference(in_tmp: Path) -> None:
     text = "_base_ = '../_base_/gone.py'\ntrain_cfg = dict(by_epoch=True, max_epochs=2)\n"
     write(in_tmp, {"configs/run.py": text})

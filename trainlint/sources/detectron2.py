@@ -37,9 +37,10 @@ unless ``train.amp.enabled``; a ``train_net.py`` line without ``--num-gpus`` use
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from trainlint.discover import checked_roots
@@ -262,7 +263,7 @@ def _base_file(path: Path, base: str, stack: tuple[Path, ...]) -> Path | None:
     a name no file can have, a cycle, a chain too long, or a file that is not there."""
     if base.startswith(("/", "~")) or "://" in base or len(stack) >= MAX_BASES:
         return None
-    target = path.parent / base
+    target = Path(os.path.normpath(path.parent / base))  # where facts are located: no ``..``
     try:
         return None if target.resolve() in stack or not target.is_file() else target
     except (OSError, ValueError):
@@ -271,7 +272,9 @@ def _base_file(path: Path, base: str, stack: tuple[Path, ...]) -> Path | None:
 
 def _base_references(tree: Tree, file: str) -> list[Reference]:
     """``_BASE_``: a member of the job (this file states the merged values); a URL or an
-    absolute path cannot be looked for here."""
+    absolute path cannot be looked for here. A base that is not a ``Base-*.yaml`` piece is a
+    run of its own (Mask2Former's Swin configs over ``maskformer2_R50_bs16_50ep.yaml``): a
+    member here that still roots its own job."""
     data = tree.data if isinstance(tree.data, dict) else {}
     line, column = tree.span(("_BASE_",))
     where = Location(file=file, line=line, column=column)
@@ -280,8 +283,12 @@ def _base_references(tree: Tree, file: str) -> list[Reference]:
         unresolved = (
             "outside the repository" if base.startswith(("/", "~")) or "://" in base else None
         )
-        found.append(Reference(base, where, "member", unresolved=unresolved))
+        run = unresolved is None and not _BASE_PIECE.match(PurePosixPath(base).name)
+        found.append(Reference(base, where, "member", unresolved=unresolved, own_run=run))
     return found
+
+
+_BASE_PIECE = re.compile(r"Base-.*\.ya?ml$")
 
 
 def _get(data: Any, path: KeyPath) -> Any:

@@ -103,11 +103,7 @@ def parse(file: Input) -> Document:
         raise SourceError(f"Python syntax error: {getattr(exc, 'msg', exc)}", line, 1) from exc
     view = read_view(Path(file.path), file.text, tree)
     doc = Document(file.path, name, recognise(file), role)
-    doc.references = [
-        Reference(base.written, base.location, "member", unresolved=base.unresolved)
-        for base in view.bases
-        if _piece(base)
-    ]
+    doc.references = [_base_reference(base) for base in view.bases]
     doc.unknown_keys = _typos(view.config, file.path)
     if _BASE_FOLDER.search(file.path):
         doc.purpose = "an MMEngine base config other configs inherit (not a run of its own)"
@@ -131,11 +127,17 @@ def _trains(data: Any) -> bool:
     return train is UNKNOWN or (isinstance(train, dict) and bool(train))
 
 
+def _base_reference(base: BaseFile) -> Reference:
+    return Reference(base.written, base.location, "member", unresolved=base.unresolved,
+                     own_run=not _piece(base))  # fmt: skip
+
+
 def _piece(base: BaseFile) -> bool:
-    """Whether a base joins the job as a member: a ``_base_/`` fragment, or a file that
-    cannot be read (its TL904). A readable config elsewhere (``_base_ = ['./vit-large-p16_
-    8xb128-coslr-50e_in1k.py']``) is a run of its own: its values are already in this view,
-    and it roots its own job rather than being swallowed into this one."""
+    """Whether a base is only a piece of the jobs inheriting it: a ``_base_/`` fragment, or a
+    file that cannot be read (its TL904). A readable config elsewhere (``_base_ = ['./vit-
+    large-p16_8xb128-coslr-50e_in1k.py']``) is a run of its own: a member of this job (its
+    values, and its bases', are in this view, so a change to them touches it) that still
+    roots its own job rather than being swallowed into this one."""
     if base.path is None or not base.path.is_file():
         return True
     return bool(_BASE_FOLDER.search(base.path.as_posix()))

@@ -85,7 +85,12 @@ class Reference:
     Hydra app's script (``--config-path`` is relative to it). When the anchor is not in the
     repository, or the source knows the file cannot be looked for here (``unresolved``: the
     script writes it, the shell finds it on PATH, a variable of unknown value names its
-    folder), the reference is unresolved, never missing."""
+    folder), the reference is unresolved, never missing.
+
+    ``own_run`` marks a config this one is built over that is a run of its own (an MMEngine
+    config inheriting another outside ``_base_/``): its files are sources of this job, so a
+    change to them touches it, yet this job does not swallow it: it roots its own job when it
+    shows training."""
 
     path: str
     location: Location
@@ -95,6 +100,7 @@ class Reference:
     in_app_config: bool = False  # relative to the anchor app's @hydra.main(config_path=...)
     app_config_name: bool = False  # the config_name of that @hydra.main: no --config-name
     optional: bool = False  # read when present, nothing when absent (a launch's entry script)
+    own_run: bool = False  # a base that is a run of its own: a member here, still its own job
 
 
 @dataclass(frozen=True)
