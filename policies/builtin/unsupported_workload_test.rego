@@ -5,7 +5,7 @@ import rego.v1
 test_one_finding_per_workload if {
 	workloads := [
 		{"file": "raycluster.yaml", "kind": "Kubernetes RayCluster (ray.io/v1)"},
-		{"file": "mask_rcnn.yaml", "kind": "detectron2 config"},
+		{"file": "mask_rcnn.yaml", "kind": "yacs config (detectron2-style SOLVER section)"},
 	]
 	result := findings with input as {"unsupported_workloads": workloads}
 	count(result) == 2

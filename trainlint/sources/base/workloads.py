@@ -281,7 +281,7 @@ def _block(data: dict[str, Any], key: str) -> dict[str, Any]:
 
 _SIGNATURES = (
     _Signature(
-        "detectron2 config",
+        "yacs config (detectron2-style SOLVER section)",  # detectron2's, or SlowFast's, fast-reid's... (the same yacs layout)
         lambda d: "SOLVER" in d or ("_BASE_" in d and ("MODEL" in d or "INPUT" in d)),
         ("SOLVER", "IMS_PER_BATCH"),
         "detectron2",
