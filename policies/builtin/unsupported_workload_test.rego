@@ -11,7 +11,7 @@ test_one_finding_per_workload if {
 	count(result) == 2
 	some finding in result
 	finding.pointer == "/unsupported_workloads/1"
-	startswith(finding.message, "not understood: detectron2 config; none of trainlint's rules")
+	startswith(finding.message, "not understood: yacs config (detectron2-style SOLVER section); none of trainlint's rules")
 }
 
 test_quiet_without_workloads if {
