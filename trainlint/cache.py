@@ -387,9 +387,10 @@ class RunMemo:
     scope: str
     key: str
 
-    def get(self) -> Any:
-        """The load, unpickled only once its dependencies are known to hold (the entry is
-        signed as a whole, so the inner pickle is this user's too)."""
+    def get(self) -> tuple[str, Any] | None:
+        """The load's ``identity`` and the load, unpickled only once its dependencies are
+        known to hold (the entry is signed as a whole, so the inner pickle is this user's
+        too)."""
         entry = self.cache.get("run", self.scope)
         if not isinstance(entry, tuple) or len(entry) != 3 or entry[0] != self.key:
             return None
@@ -397,13 +398,22 @@ class RunMemo:
         if not isinstance(dependencies, Dependencies) or not dependencies.hold():
             return None
         try:
-            return pickle.loads(value)  # inside a signed entry
+            return identity(value), pickle.loads(value)  # inside a signed entry
         except Exception:  # as Cache.get: a miss
             return None
 
-    def put(self, dependencies: Dependencies, value: object) -> None:
+    def put(self, dependencies: Dependencies, value: object) -> str | None:
+        """Store the load; its ``identity`` (None: it cannot be stored)."""
         try:
             inner = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
-            return
+            return None
         self.cache.put("run", self.scope, (self.key, dependencies, inner))
+        return identity(inner)
+
+
+def identity(stored: bytes) -> str:
+    """A load's identity: the digest of its stored bytes (the jobs, their estimates, every
+    document and outcome). Two runs whose loads have one identity loaded the same thing, so
+    what is made from a load alone and the run's settings (the report) can be reused."""
+    return "load:" + digest(stored)
