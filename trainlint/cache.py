@@ -357,7 +357,8 @@ def load_dependencies(
         for missing in job.missing_references:
             here = Path(os.path.dirname(missing.file)) / missing.path
             files.update(Path(os.path.abspath(p)) for p in (missing.path, here))
-    folders = {str(folder) for path in documents for folder in _config_search(path)}
+    parents = {path.parent for path in documents}  # siblings share one search
+    folders = {str(folder) for parent in parents for folder in _config_search(parent)}
     for folder in folders:
         files.update(Path(folder) / name for name in configs_in(folder))
     for config in configs.used():
@@ -369,12 +370,12 @@ def load_dependencies(
     return Dependencies.of(files, folders, measurements, digests)
 
 
-def _config_search(path: Path) -> Iterable[Path]:
-    """The folders ``Configs`` searches for a file's config: its own and each parent up to
-    the top of the git work tree (a folder holding ``.git``)."""
-    for folder in path.parents:
-        yield folder
-        if (folder / ".git").exists():
+def _config_search(folder: Path) -> Iterable[Path]:
+    """The folders ``Configs`` searches for the config of a file in ``folder``: it and each
+    parent up to the top of the git work tree (a folder holding ``.git``)."""
+    for searched in (folder, *folder.parents):
+        yield searched
+        if (searched / ".git").exists():
             return
 
 
