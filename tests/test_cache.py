@@ -234,3 +234,25 @@ def test_other_settings_and_an_edited_baseline_are_seen_by_a_reused_report(
     again = check([root], CheckOptions(cache=True, baseline=baseline))
     assert again == check([root], CheckOptions(baseline=baseline))
     assert again != first  # no finding is baselined any more
+
+
+def test_a_file_created_nearer_a_referrer_is_seen(tmp_path: Path) -> None:
+    """A reference is looked for from its referrer's folder up to the root, so a file created
+    on the way (here in a git-ignored folder: no candidate, so discovery finds nothing new)
+    becomes the one it names: the cached load depends on each place looked in vain."""
+    root = tmp_path / "project"
+    (root / "scripts").mkdir(parents=True)
+    shutil.copytree(EXAMPLES / "llama3-sft" / "configs", root / "configs")
+    shutil.copy(EXAMPLES / "llama3-sft" / "train.slurm", root / "scripts" / "train.slurm")
+    (root / ".gitignore").write_text("scripts/configs/\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    first = rendered(root, cache=True)
+    nearer = root / "scripts" / "configs" / "sft.yaml"
+    nearer.parent.mkdir()
+    text = (root / "configs" / "sft.yaml").read_text()
+    nearer.write_text(text.replace("logging_steps: 1\n", "logging_steps: 50\n"))
+    fresh = rendered(root, cache=False)
+    assert fresh != first
+    assert rendered(root, cache=True) == fresh
+    shutil.rmtree(nearer.parent)
+    assert rendered(root, cache=True) == rendered(root, cache=False) == first

@@ -349,10 +349,12 @@ def load_dependencies(
 ) -> Dependencies:
     """What a load read: every document, each folder a file's config was looked for in (and
     the config files there, and each config's ``extend`` base), the measurement folders, and
-    the files a job references that are missing (TL904 ends when one is created)."""
+    the files a job references that are missing (TL904 ends when one is created); with
+    ``digests``, each candidate's and each place a reference was looked for in vain (a file
+    created nearer its referrer is the one it names then)."""
     from trainlint.measurement import MEASUREMENTS_DIR
 
-    files = set(documents)
+    files = {*documents, *digests}  # every candidate, and where a reference found no file
     for job in jobs:
         for missing in job.missing_references:
             here = Path(os.path.dirname(missing.file)) / missing.path

@@ -319,6 +319,8 @@ def _load_found(
     _estimate_all(jobs, run.pack, tables.estimates if tables else None)
     if tables:
         caching.store_documents(tables.documents, space, misses)
+    if digests is not None:  # where references found nothing: the load holds while they stay so
+        digests.update({Path(os.path.abspath(p)): None for p in space.probed})
     loaded = Loaded(jobs, outcomes(found, space, jobs), space.documents, scope or "")
     loaded.measured = list(measured)
     return loaded
