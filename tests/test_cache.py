@@ -7,6 +7,7 @@ where ``.trainlint_cache`` goes), with the signing key in a temporary XDG cache 
 
 from __future__ import annotations
 
+import datetime
 import os
 import pickle
 import shutil
@@ -180,3 +181,78 @@ def test_a_new_nested_config_and_an_edited_config_are_seen(tmp_path: Path) -> No
     assert rendered(root, cache=True) == other
     nested.write_text('formats = {"sft.yaml" = "hf-trainer"}\n')  # back, in an edited file
     assert rendered(root, cache=True) == rendered(root, cache=False) == cached
+
+
+# A whole report reused (``lint._report_key``): only while nothing it depends on changed.
+
+WAIVER = '[[waivers]]\nrule = "TL303"\nreason = "NCCL traces for a ticket"\nexpires = 2026-06-30\n'
+
+
+def test_a_report_is_reused_for_an_unchanged_tree_and_the_same_settings(tmp_path: Path) -> None:
+    root = project(tmp_path, "llama3-sft", "gpt2-finetune")
+    fresh = rendered(root, cache=False)
+    assert rendered(root, cache=True) == fresh
+    assert list((root / caching.CACHE_DIR).glob("*-*/report/*"))  # stored...
+    assert rendered(root, cache=True) == fresh  # ...and reused, the same bytes
+
+
+def test_a_waiver_expiring_is_seen_by_a_reused_report(tmp_path: Path) -> None:
+    """The report depends on the day: a waiver stops suppressing the day after it expires."""
+    root = project(tmp_path, "llama3-sft")
+    (root / ".trainlint.toml").write_text(WAIVER)
+    days = [datetime.date(2026, 6, 30), datetime.date(2026, 7, 1)]
+    reports = [check([root], CheckOptions(cache=True, today=day)) for day in days]
+    assert reports == [check([root], CheckOptions(today=day)) for day in days]
+    assert reports[0] != reports[1]  # the waiver expired in between
+
+
+def test_other_settings_and_an_edited_baseline_are_seen_by_a_reused_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command line's selection, --strict, the approvers and the baseline's bytes (a
+    file trainlint never reads as input) are part of a report's key."""
+    root = project(tmp_path, "llama3-sft", "gpt2-finetune")
+    (root / ".trainlint.toml").write_text(WAIVER.replace("2026-06-30", "2099-01-01"))
+    monkeypatch.chdir(root)
+    check([root], CheckOptions(cache=True))
+    for options in (
+        {"select": ["TL3"]},
+        {"ignore": ["TL303"]},
+        {"strict": True},
+        {"approved_by": ["platform-team"]},
+    ):
+        warm = check([root], CheckOptions(cache=True, **options))
+        assert warm == check([root], CheckOptions(**options)), options
+    written = CliRunner().invoke(cli.main, ["check", "--write-baseline", "base.json", "."])
+    assert written.exit_code == 0, written.output
+    baseline = root / "base.json"
+    first = check([root], CheckOptions(cache=True, baseline=baseline))
+    assert first == check([root], CheckOptions(baseline=baseline))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    CliRunner().invoke(cli.main, ["check", "--write-baseline", str(baseline), str(empty)])
+    again = check([root], CheckOptions(cache=True, baseline=baseline))
+    assert again == check([root], CheckOptions(baseline=baseline))
+    assert again != first  # no finding is baselined any more
+
+
+def test_a_file_created_nearer_a_referrer_is_seen(tmp_path: Path) -> None:
+    """A reference is looked for from its referrer's folder up to the root, so a file created
+    on the way (here in a git-ignored folder: no candidate, so discovery finds nothing new)
+    becomes the one it names: the cached load depends on each place looked in vain."""
+    root = tmp_path / "project"
+    (root / "scripts").mkdir(parents=True)
+    shutil.copytree(EXAMPLES / "llama3-sft" / "configs", root / "configs")
+    shutil.copy(EXAMPLES / "llama3-sft" / "train.slurm", root / "scripts" / "train.slurm")
+    (root / ".gitignore").write_text("scripts/configs/\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    first = rendered(root, cache=True)
+    nearer = root / "scripts" / "configs" / "sft.yaml"
+    nearer.parent.mkdir()
+    text = (root / "configs" / "sft.yaml").read_text()
+    nearer.write_text(text.replace("logging_steps: 1\n", "logging_steps: 50\n"))
+    fresh = rendered(root, cache=False)
+    assert fresh != first
+    assert rendered(root, cache=True) == fresh
+    shutil.rmtree(nearer.parent)
+    assert rendered(root, cache=True) == rendered(root, cache=False) == first

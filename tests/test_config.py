@@ -8,7 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from trainlint.cli import main
-from trainlint.config import find_config, load_config, project_root, run_config
+from trainlint.config import Configs, RepoConfig, find_config, load_config, project_root, run_config
+from trainlint.discover import resolved
 from trainlint.errors import ConfigError
 from trainlint.lint import load_jobs
 
@@ -214,3 +215,25 @@ def test_entries_are_located_by_key_path_where_they_are_written(tmp_path: Path) 
     assert located[("ignore", 0)] == (".trainlint.toml", 2, 12, 12)
     assert ("ignore", 1) not in located  # the base's list is replaced whole
     assert located[("per-file-ignores", "src/*.yaml")] == (".trainlint.toml", 4, 2, 2)
+
+
+def test_a_relative_path_asked_again_from_another_folder_is_another_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each file's config and real path are remembered by the path asked with and the working
+    directory: the same relative name from another folder is another file (diff mode and the
+    tests change folders within one process)."""
+    for name, rule in (("a", "TL1"), ("b", "TL2")):
+        (tmp_path / name / ".git").mkdir(parents=True)
+        (tmp_path / name / ".trainlint.toml").write_text(f'select = ["{rule}"]\n')
+        (tmp_path / name / "train.yaml").write_text("x: 1\n")
+    configs = Configs(RepoConfig())
+    seen = []
+    for name in ("a", "b", "a"):
+        monkeypatch.chdir(tmp_path / name)
+        seen.append((configs.of("train.yaml").select, resolved(Path("train.yaml"))))
+    assert seen == [
+        (["TL1"], (tmp_path / "a" / "train.yaml").resolve()),
+        (["TL2"], (tmp_path / "b" / "train.yaml").resolve()),
+        (["TL1"], (tmp_path / "a" / "train.yaml").resolve()),
+    ]

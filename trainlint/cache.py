@@ -349,15 +349,18 @@ def load_dependencies(
 ) -> Dependencies:
     """What a load read: every document, each folder a file's config was looked for in (and
     the config files there, and each config's ``extend`` base), the measurement folders, and
-    the files a job references that are missing (TL904 ends when one is created)."""
+    the files a job references that are missing (TL904 ends when one is created); with
+    ``digests``, each candidate's and each place a reference was looked for in vain (a file
+    created nearer its referrer is the one it names then)."""
     from trainlint.measurement import MEASUREMENTS_DIR
 
-    files = set(documents)
+    files = {*documents, *digests}  # every candidate, and where a reference found no file
     for job in jobs:
         for missing in job.missing_references:
             here = Path(os.path.dirname(missing.file)) / missing.path
             files.update(Path(os.path.abspath(p)) for p in (missing.path, here))
-    folders = {str(folder) for path in documents for folder in _config_search(path)}
+    parents = {path.parent for path in documents}  # siblings share one search
+    folders = {str(folder) for parent in parents for folder in _config_search(parent)}
     for folder in folders:
         files.update(Path(folder) / name for name in configs_in(folder))
     for config in configs.used():
@@ -369,12 +372,12 @@ def load_dependencies(
     return Dependencies.of(files, folders, measurements, digests)
 
 
-def _config_search(path: Path) -> Iterable[Path]:
-    """The folders ``Configs`` searches for a file's config: its own and each parent up to
-    the top of the git work tree (a folder holding ``.git``)."""
-    for folder in path.parents:
-        yield folder
-        if (folder / ".git").exists():
+def _config_search(folder: Path) -> Iterable[Path]:
+    """The folders ``Configs`` searches for the config of a file in ``folder``: it and each
+    parent up to the top of the git work tree (a folder holding ``.git``)."""
+    for searched in (folder, *folder.parents):
+        yield searched
+        if (searched / ".git").exists():
             return
 
 
@@ -387,9 +390,10 @@ class RunMemo:
     scope: str
     key: str
 
-    def get(self) -> Any:
-        """The load, unpickled only once its dependencies are known to hold (the entry is
-        signed as a whole, so the inner pickle is this user's too)."""
+    def get(self) -> tuple[str, Any] | None:
+        """The load's ``identity`` and the load, unpickled only once its dependencies are
+        known to hold (the entry is signed as a whole, so the inner pickle is this user's
+        too)."""
         entry = self.cache.get("run", self.scope)
         if not isinstance(entry, tuple) or len(entry) != 3 or entry[0] != self.key:
             return None
@@ -397,13 +401,22 @@ class RunMemo:
         if not isinstance(dependencies, Dependencies) or not dependencies.hold():
             return None
         try:
-            return pickle.loads(value)  # inside a signed entry
+            return identity(value), pickle.loads(value)  # inside a signed entry
         except Exception:  # as Cache.get: a miss
             return None
 
-    def put(self, dependencies: Dependencies, value: object) -> None:
+    def put(self, dependencies: Dependencies, value: object) -> str | None:
+        """Store the load; its ``identity`` (None: it cannot be stored)."""
         try:
             inner = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
-            return
+            return None
         self.cache.put("run", self.scope, (self.key, dependencies, inner))
+        return identity(inner)
+
+
+def identity(stored: bytes) -> str:
+    """A load's identity: the digest of its stored bytes (the jobs, their estimates, every
+    document and outcome). Two runs whose loads have one identity loaded the same thing, so
+    what is made from a load alone and the run's settings (the report) can be reused."""
+    return "load:" + digest(stored)

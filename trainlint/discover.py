@@ -125,7 +125,7 @@ def _walk_order(path: Path) -> tuple[tuple[int, str], ...]:
     return (*((1, folder) for folder in folders), (0, name))
 
 
-_RESOLVED: dict[Path, Path] = {}
+_RESOLVED: dict[Path | tuple[str, Path], Path] = {}
 
 
 def resolved(path: Path) -> Path:
@@ -141,10 +141,12 @@ def resolved(path: Path) -> Path:
     return real
 
 
-def _key(path: Path) -> Path:
-    """The cache key of a path: absolute, so a relative one means the same file whatever the
-    working directory was when it was first resolved (tests and diff mode change it)."""
-    return path if path.is_absolute() else Path(os.getcwd(), path)
+def _key(path: Path) -> Path | tuple[str, Path]:
+    """The cache key of a path: a relative one with the working directory, so it means the
+    same file whatever the working directory was when it was first resolved (tests and diff
+    mode change it). Not joined into one path: building a ``Path`` per lookup cost ~0.3 s of
+    an edited run's 17,000 lookups."""
+    return path if path.is_absolute() else (os.getcwd(), path)
 
 
 def inside(path: Path, folder: Path) -> bool:

@@ -13,6 +13,7 @@ import dataclasses
 import datetime
 import functools
 import os
+import pickle
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -181,6 +182,18 @@ class Loaded:
     """The cache's name for these paths from this root (``trainlint.cache``; "": no cache)."""
     measured: list[Path] = dataclasses.field(default_factory=list)
     """The folders the jobs' probe measurements were looked for in."""
+    identity: str = ""
+    """The cache's identity of this load (``caching.identity``; "": none, never reused)."""
+    pending: bytes = field(default=b"", repr=False)
+    """A restored load's documents, pickled, until ``read_documents`` needs them (a run whose
+    report is reused never does: ~0.13 s for 1,000 files)."""
+
+    def read_documents(self) -> Documents:
+        """``documents``, unpickled from the cache on first use (the entry was signed)."""
+        if self.pending:
+            self.documents.update(pickle.loads(self.pending))
+            self.pending = b""
+        return self.documents
 
 
 def load(  # noqa: PLR0913 - the library call: paths, pack, config, then keyword-only options
@@ -193,6 +206,7 @@ def load(  # noqa: PLR0913 - the library call: paths, pack, config, then keyword
     root: Path | None = None,
     overlay: Mapping[Path, str] | None = None,
     cache: caching.Cache | None = None,
+    lazy_documents: bool = False,
 ) -> Loaded:
     """Discover, parse and assemble the jobs under ``paths``, with their estimates filled
     from the pack's ``params.estimate`` assumptions, their suggestions within its rules'
@@ -201,14 +215,18 @@ def load(  # noqa: PLR0913 - the library call: paths, pack, config, then keyword
     ``exclude`` names trainlint's own files (the report being written, the baseline).
     Paths in the result are relative to ``root`` (default: ``config.project_root``);
     ``overlay`` gives text read in place of files (``Workspace.overlay``); ``cache`` serves
-    what an earlier run already did (``trainlint.cache``; never with an overlay)."""
+    what an earlier run already did (``trainlint.cache``; never with an overlay);
+    ``lazy_documents`` leaves a restored load's documents for ``Loaded.read_documents``."""
     _refuse_missing(paths)
     configs = config if isinstance(config, Configs) else Configs(config or run_config(paths))
     pack = pack or load_policy(configs.run).pack
     own = [Path(os.path.abspath(path)) for path in exclude]
     with at_root(root or project_root(paths, configs.run), paths) as local:
         run = _Run(pack, configs, workers, own, None if overlay else cache, overlay or {})
-        return _load(local, run)
+        loaded = _load(local, run)
+    if not lazy_documents:
+        loaded.read_documents()
+    return loaded
 
 
 @dataclass(frozen=True)
@@ -234,32 +252,39 @@ def _load(paths: Sequence[Path], run: _Run) -> Loaded:
     parts = [*map(str, found), *(str(resolved(path)) for path in found), repr(found.unread)]
     parts += [repr(found.roots), *map(str, run.own)]
     memo = caching.RunMemo(run.cache, scope, caching.digest(*parts, _pack_key(run.pack)))
-    hit = _restored(memo.get())
-    if hit is not None:
+    entry = memo.get()
+    hit = _restored(entry[1]) if entry is not None else None
+    if entry is not None and hit is not None:
+        hit.identity = entry[0]
         return hit
     digests: caching.Digests = {}
     loaded = _load_found(found, run, scope, digests)
     read = (loaded.documents, run.configs, loaded.jobs, loaded.measured, digests)
-    memo.put(caching.load_dependencies(*read), _stored(loaded))
+    loaded.identity = memo.put(caching.load_dependencies(*read), _stored(loaded)) or ""
     return loaded
 
 
 def _restored(entry: object) -> Loaded | None:
-    """The load ``_stored`` kept; None when the entry is not one, or its jobs no longer
-    validate (a job model changed within a version): a miss, never an error."""
-    if not isinstance(entry, tuple) or len(entry) != 2 or not isinstance(entry[1], Loaded):
+    """The load ``_stored`` kept (its documents left pickled until read); None when the
+    entry is not one, or its jobs no longer validate (a job model changed within a
+    version): a miss, never an error."""
+    if not isinstance(entry, tuple) or len(entry) != 3 or not isinstance(entry[2], Loaded):
+        return None
+    if not isinstance(entry[1], bytes):
         return None
     try:
-        return replace(entry[1], jobs=_job_list().validate_json(entry[0]))
+        jobs = _job_list().validate_json(entry[0])
     except ValueError:  # pydantic's ValidationError
         return None
+    return replace(entry[2], jobs=jobs, documents={}, pending=entry[1])
 
 
-def _stored(loaded: Loaded) -> tuple[bytes, Loaded]:
+def _stored(loaded: Loaded) -> tuple[bytes, bytes, Loaded]:
     """A load as the cache keeps it: the jobs as JSON (pydantic writes 583 jobs in ~0.03 s
-    and reads them back as fast as pickle does, which takes ~0.3 s to write them), the rest
-    pickled."""
-    return _job_list().dump_json(loaded.jobs), replace(loaded, jobs=[])
+    and reads them back as fast as pickle does, which takes ~0.3 s to write them), the
+    documents pickled apart (read only when needed), the rest pickled."""
+    documents = pickle.dumps(loaded.read_documents(), protocol=pickle.HIGHEST_PROTOCOL)
+    return _job_list().dump_json(loaded.jobs), documents, replace(loaded, jobs=[], documents={})
 
 
 @functools.cache
@@ -294,6 +319,8 @@ def _load_found(
     _estimate_all(jobs, run.pack, tables.estimates if tables else None)
     if tables:
         caching.store_documents(tables.documents, space, misses)
+    if digests is not None:  # where references found nothing: the load holds while they stay so
+        digests.update({Path(os.path.abspath(p)): None for p in space.probed})
     loaded = Loaded(jobs, outcomes(found, space, jobs), space.documents, scope or "")
     loaded.measured = list(measured)
     return loaded
@@ -374,22 +401,81 @@ def check(paths: Sequence[Path], options: CheckOptions | None = None) -> Report:
     plan = _plan(paths, options)
     own = [*options.exclude, *([plan.baseline] if plan.baseline is not None else [])]
     loaded = load(paths, plan.pack, plan.configs, workers=options.workers, exclude=own,
-                  root=plan.root, overlay=options.overlay, cache=plan.cache)  # fmt: skip
+                  root=plan.root, overlay=options.overlay, cache=plan.cache,
+                  lazy_documents=True)  # fmt: skip
     with working_directory(plan.root):  # where the report's paths are relative to
         if options.changed is not None:
             loaded = _including(loaded, options.changed)
-        plan = _nested_configs(plan, loaded.files)
-        if options.context is not None:
-            options.context(loaded.jobs, plan.pack.data.get("trainlint", {}).get("params", {}))
-        report = _evaluate(loaded, plan, options)
-        if plan.files is not None:
-            _check_files(report, loaded, plan.files)
-        suppressions = _suppress(report, loaded.documents, plan, options)
-        report.findings += _governance(report, plan, suppressions)
-        report.findings = attach_fixes(report.findings, report.jobs, report.params, plan.root)
-    report.findings.sort(key=sort_key)
+        key = _report_key(loaded, plan, options)
+        report = _reused_report(loaded, plan, key) if key is not None else None
+        if report is None:
+            report = _report(loaded, plan, options)
+            if key is not None and not report.errors:  # an error may pass next time
+                _keep_report(report, loaded, plan, key)
     report.root = plan.root
     return report
+
+
+def _report(loaded: Loaded, plan: RunPlan, options: CheckOptions) -> Report:
+    """Evaluate, suppress, govern and fix: the report of a load, sorted."""
+    plan = _nested_configs(plan, loaded.files)
+    if options.context is not None:
+        options.context(loaded.jobs, plan.pack.data.get("trainlint", {}).get("params", {}))
+    report = _evaluate(loaded, plan, options)
+    if plan.files is not None:
+        _check_files(report, loaded, plan.files)
+    suppressions = _suppress(report, loaded.read_documents(), plan, options)
+    report.findings += _governance(report, plan, suppressions)
+    report.findings = attach_fixes(report.findings, report.jobs, report.params, plan.root)
+    report.findings.sort(key=sort_key)
+    return report
+
+
+def _report_key(loaded: Loaded, plan: RunPlan, options: CheckOptions) -> str | None:
+    """The cache key of a whole report: the load's identity (every file it read, each
+    file's config files, the measurements, the pack it was estimated with) and everything
+    evaluating, suppressing and governing read besides (the pack, the engine, the command
+    line's selection, the run's config, the locks and layer violations, the baseline's
+    bytes, the day waivers expire against). None where a report is never reused: no cache,
+    a partial run (``--changed``), conftest mode, a context filled from outside, a remote
+    engine or a pack whose results change from run to run."""
+    if (
+        plan.cache is None
+        or not loaded.identity
+        or options.changed is not None
+        or options.context is not None
+        or plan.files is not None
+        or engines.ENGINES[options.engine_name].remote
+        or not caching.deterministic(plan.pack.modules)
+    ):
+        return None
+    today = options.today or datetime.date.today()
+    baseline = caching.file_digest(plan.baseline) if plan.baseline is not None else None
+    settings = (
+        options.engine_name, options.select, options.extend_select, options.ignore,
+        options.namespaces, options.all_namespaces, options.strict, options.approved_by,
+        options.one_config, plan.selectors, plan.conftest_ids, plan.violations,
+        plan.policy.locks, plan.policy.rule_packs, plan.pack.name, plan.pack.rules, plan.config,
+        plan.root, plan.baseline, baseline, today.isoformat(),
+    )  # fmt: skip
+    return caching.digest(loaded.identity, _pack_key(plan.pack), repr(settings))
+
+
+def _reused_report(loaded: Loaded, plan: RunPlan, key: str) -> Report | None:
+    """The report an earlier run made under ``key``, with this load's jobs and files."""
+    assert plan.cache is not None
+    entry = plan.cache.get("report", loaded.scope)
+    if not isinstance(entry, tuple) or len(entry) != 2 or entry[0] != key:
+        return None
+    if not isinstance(entry[1], Report):
+        return None
+    return replace(entry[1], jobs=loaded.jobs, files=loaded.files)
+
+
+def _keep_report(report: Report, loaded: Loaded, plan: RunPlan, key: str) -> None:
+    """Store the report under ``key``, without the jobs and files the load keeps."""
+    assert plan.cache is not None
+    plan.cache.put("report", loaded.scope, (key, replace(report, jobs=[], files=[])))
 
 
 def _including(loaded: Loaded, changed: Sequence[Path]) -> Loaded:
@@ -403,7 +489,7 @@ def _including(loaded: Loaded, changed: Sequence[Path]) -> Loaded:
     kept = [i for i, job in enumerate(loaded.jobs) if any(s.path in names for s in job.sources)]
     files = [outcome for outcome in loaded.files if outcome.path in names]
     jobs = [loaded.jobs[i] for i in kept]
-    return Loaded(jobs, files, loaded.documents, loaded.scope, loaded.measured)
+    return Loaded(jobs, files, loaded.read_documents(), loaded.scope, loaded.measured)
 
 
 @dataclass(frozen=True)
@@ -559,7 +645,7 @@ def _compiler(options: CheckOptions) -> Callable[[Pack], engines.Engine]:
 def _check_files(report: Report, loaded: Loaded, files: FileMode) -> None:
     """Conftest mode: each file the run read that conftest would parse, as conftest reads it;
     a file that does not parse is a run error, as it fails conftest."""
-    for path in sorted(path for path in loaded.documents if files.wants(path)):
+    for path in sorted(path for path in loaded.read_documents() if files.wants(path)):
         try:
             report.findings += files.findings(path)
         except (InputError, PolicyError) as exc:

@@ -61,6 +61,9 @@ class Workspace:
     overlay: Mapping[Path, str] = field(default_factory=dict)
     """Text that replaces a file's on disk, by resolved path: the unsaved buffers of an
     editor (``trainlint server``), read in place of the file whenever the run reads it."""
+    probed: set[Path] = field(default_factory=set)
+    """Where a reference was looked for and no file was (``locate``): a file created there
+    changes which file the reference names, so a cached load depends on their absence."""
 
     def load(self, path: Path) -> Document | Skipped:
         key = resolved(path)
@@ -158,6 +161,7 @@ class Workspace:
         refused: str | None = None
         for candidate in tried:
             if not _present(candidate):
+                self.probed.add(candidate)
                 continue
             if self.admits(candidate):
                 return candidate, None
