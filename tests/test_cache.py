@@ -256,3 +256,27 @@ def test_a_file_created_nearer_a_referrer_is_seen(tmp_path: Path) -> None:
     assert rendered(root, cache=True) == fresh
     shutil.rmtree(nearer.parent)
     assert rendered(root, cache=True) == rendered(root, cache=False) == first
+
+
+@pytest.mark.slow
+def test_changed_trainlint_code_never_reads_the_entries_of_the_code_before(tmp_path: Path) -> None:
+    """An editable install keeps its version while its code changes: the cache folder follows
+    the modules' digest, so a developer's edit shows at once (it showed the old findings)."""
+    copy = tmp_path / "copy"
+    for part in ("trainlint", "policies", "schemas"):
+        shutil.copytree(REPO / part, copy / part, ignore=shutil.ignore_patterns("__pycache__"))
+    work = tmp_path / "work"
+    shutil.copytree(REPO / "examples" / "llama3-sft", work)
+    env = {k: v for k, v in os.environ.items() if k != "TRAINLINT_NO_CACHE"}
+    env["PYTHONPATH"] = str(copy)
+
+    def check() -> str:
+        done = subprocess.run([sys.executable, "-m", "trainlint", "check", "."], cwd=work,
+                              env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+        return done.stdout
+
+    assert "TL301" in check()
+    assert "TL301" in check()  # warm: from the cache
+    module = copy / "trainlint" / "sources" / "hf_trainer.py"
+    module.write_text(module.read_text().replace('"logging_steps": [J', '"logging_stepz": [J'))
+    assert "TL301" not in check()

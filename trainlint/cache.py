@@ -3,8 +3,9 @@ unchanged tree reuses the whole load (every job's parse, assembly and estimate) 
 evaluation; after an edit, only the edited files are parsed again and only the jobs whose
 input changed are estimated and evaluated again.
 
-Entries live under ``<cache-dir>/<version>-<format>/<kind>/<scope>``, so another trainlint
-version never reads them; a scope is one set of paths checked from one project root. Each
+Entries live under ``<cache-dir>/<version>-<format>-<code digest>/<kind>/<scope>``, so another
+trainlint version, or an editable install whose modules changed, never reads them; a scope is
+one set of paths checked from one project root. Each
 entry is one file, read and written whole (a file per item costs more than the work it
 saves on a slow file system). The kinds:
 
@@ -91,7 +92,7 @@ class Cache:
             secret = _secret()
         except OSError:
             return None
-        return cls(folder / f"{__version__}-{FORMAT}", secret)
+        return cls(folder / f"{__version__}-{FORMAT}-{code_digest()}", secret)
 
     def get(self, kind: str, key: str) -> Any:
         """The value stored under ``key``; None when absent, foreign, corrupt or unsigned."""
@@ -420,3 +421,19 @@ def identity(stored: bytes) -> str:
     document and outcome). Two runs whose loads have one identity loaded the same thing, so
     what is made from a load alone and the run's settings (the report) can be reused."""
     return "load:" + digest(stored)
+
+
+@functools.cache
+def code_digest() -> str:
+    """trainlint's own modules (each ``.py``: path, size, modification time): an editable
+    install whose code changed starts a new cache folder, as a new version does, so a
+    developer never sees results of the code before (~400 ``stat`` calls, ~2 ms)."""
+    root = Path(__file__).parent
+    digest = hashlib.sha256()
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
+        for name in sorted(n for n in names if n.endswith(".py")):
+            stat = os.stat(os.path.join(folder, name))
+            relative = os.path.relpath(os.path.join(folder, name), root)
+            digest.update(f"{relative}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:12]

@@ -98,14 +98,18 @@ def test_a_detectron2_config_its_format_does_not_recognise_says_so() -> None:
     doc = outcome("config.yaml", "SOLVER:\n  IMS_PER_BATCH: 16\n")
     assert isinstance(doc, Skipped)
     assert doc.reason == (
-        "yacs config (detectron2-style SOLVER section): not a config the detectron2 format recognises"
+        "yacs config (detectron2-style SOLVER section): "
+        "not a config the detectron2 format recognises"
     )
 
 
 @pytest.mark.parametrize(
     ("text", "kind"),
     [
-        ("SOLVER:\n  IMS_PER_BATCH: 16\n  MAX_ITER: 90000\n", "yacs config (detectron2-style SOLVER section)"),
+        (
+            "SOLVER:\n  IMS_PER_BATCH: 16\n  MAX_ITER: 90000\n",
+            "yacs config (detectron2-style SOLVER section)",
+        ),
         # an SSL config of another tool (``model`` is no DINOv2 section: dinov2 reads its own)
         ("train:\n  batch_size_per_gpu: 64\nstudent:\n  arch: vit_large\nmodel:\n  depth: 12\n",
          "DINOv2 / SSL training config"),

@@ -281,7 +281,8 @@ def _block(data: dict[str, Any], key: str) -> dict[str, Any]:
 
 _SIGNATURES = (
     _Signature(
-        "yacs config (detectron2-style SOLVER section)",  # detectron2's, or SlowFast's, fast-reid's... (the same yacs layout)
+        # detectron2's, or SlowFast's, fast-reid's... (the same yacs layout)
+        "yacs config (detectron2-style SOLVER section)",
         lambda d: "SOLVER" in d or ("_BASE_" in d and ("MODEL" in d or "INPUT" in d)),
         ("SOLVER", "IMS_PER_BATCH"),
         "detectron2",
