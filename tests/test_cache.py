@@ -280,3 +280,25 @@ def test_changed_trainlint_code_never_reads_the_entries_of_the_code_before(tmp_p
     module = copy / "trainlint" / "sources" / "hf_trainer.py"
     module.write_text(module.read_text().replace('"logging_steps": [J', '"logging_stepz": [J'))
     assert "TL301" not in check()
+
+
+def test_an_edit_rewrites_only_the_document_shards_of_its_old_and_new_key(
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path, "llama3-sft", "gpt2-finetune")
+    check([root], CheckOptions(cache=True))
+    cache = caching.Cache.open(root / caching.CACHE_DIR)
+    assert cache is not None
+    shards = cache.folder / "document"
+    written = {path.name: path.stat().st_ino for path in shards.iterdir()}
+    before = set(entries(root, "document"))
+    member = root / "llama3-sft" / "configs" / "sft.yaml"
+    member.write_text(member.read_text().replace("logging_steps: 1", "logging_steps: 50"))
+
+    assert rendered(root, cache=True) == rendered(root, cache=False)
+    after = set(entries(root, "document"))
+    (old,), (new,) = before - after, after - before  # the edited file's key, and nothing else
+    rewritten = {
+        path.name for path in shards.iterdir() if written.get(path.name) != path.stat().st_ino
+    }
+    assert rewritten == {f"{name.split('-')[0]}-{key[0]}" for name in written for key in (old, new)}
