@@ -439,7 +439,12 @@ def load_dependencies(
             here = Path(os.path.dirname(missing.file)) / missing.path
             files.update(Path(os.path.abspath(p)) for p in (missing.path, here))
     parents = {path.parent for path in documents}  # siblings share one search
-    folders = {str(folder) for parent in parents for folder in _config_search(parent)}
+    folders: set[str] = set()
+    for parent in parents:  # a search that reaches a folder searched before goes on as it did
+        for folder in map(str, _config_search(parent)):
+            if folder in folders:
+                break
+            folders.add(folder)
     for folder in folders:
         config_files.update(Path(folder) / name for name in configs_in(folder))
     for config in configs.used():
