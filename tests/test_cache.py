@@ -22,6 +22,7 @@ from tests.conftest import EXAMPLES, REPO
 from trainlint import cache as caching
 from trainlint import cli
 from trainlint.lint import CheckOptions, check
+from trainlint.read import Workspace
 from trainlint.report import names, renderer
 
 
@@ -280,3 +281,66 @@ def test_changed_trainlint_code_never_reads_the_entries_of_the_code_before(tmp_p
     module = copy / "trainlint" / "sources" / "hf_trainer.py"
     module.write_text(module.read_text().replace('"logging_steps": [J', '"logging_stepz": [J'))
     assert "TL301" not in check()
+
+
+def test_an_edit_rewrites_only_the_document_shards_of_its_old_and_new_key(
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path, "llama3-sft", "gpt2-finetune")
+    check([root], CheckOptions(cache=True))
+    cache = caching.Cache.open(root / caching.CACHE_DIR)
+    assert cache is not None
+    shards = cache.folder / "document"
+    written = {path.name: path.stat().st_ino for path in shards.iterdir()}
+    before = set(entries(root, "document"))
+    member = root / "llama3-sft" / "configs" / "sft.yaml"
+    member.write_text(member.read_text().replace("logging_steps: 1", "logging_steps: 50"))
+
+    assert rendered(root, cache=True) == rendered(root, cache=False)
+    after = set(entries(root, "document"))
+    (old,), (new,) = before - after, after - before  # the edited file's key, and nothing else
+    rewritten = {
+        path.name for path in shards.iterdir() if written.get(path.name) != path.stat().st_ino
+    }
+    assert rewritten == {f"{name.split('-')[0]}-{key[0]}" for name in written for key in (old, new)}
+
+
+def test_a_file_whose_bytes_are_unchanged_keeps_its_last_document_key(tmp_path: Path) -> None:
+    root = project(tmp_path, "llama3-sft")
+    path = root / "llama3-sft" / "configs" / "sft.yaml"
+    space = Workspace()
+    content = caching.file_digest(path)
+    assert content is not None
+    keys = caching.KeyMemo(known={str(path): (content, "last run's key")})
+    assert keys.key(space, path, {}) == "last run's key"  # no config looked up again
+    path.write_text(path.read_text() + "\n")
+    assert keys.key(space, path, {}) == caching.document_key(space, path) != "last run's key"
+
+
+def test_document_keys_are_carried_over_only_while_every_config_holds(tmp_path: Path) -> None:
+    """An edit keeps the other files' keys (the same report as --no-cache); an edited config
+    can force another format on an unchanged file, so then no key is carried over."""
+    root = project(tmp_path, "llama3-sft")
+    nested = root / "llama3-sft" / "configs" / ".trainlint.toml"
+    nested.write_text('formats = {"sft.yaml" = "hf-trainer"}\n')
+    check([root], CheckOptions(cache=True))
+    script = root / "llama3-sft" / "train.slurm"
+    script.write_text(script.read_text() + "# edited\n")
+    assert carried(root) == {"sft.yaml", "ds_zero3.json", "train.slurm"}
+    assert rendered(root, cache=True) == rendered(root, cache=False)
+
+    script.write_text(script.read_text() + "# edited again\n")
+    nested.write_text('formats = {"sft.yaml" = "axolotl"}\n')  # sft.yaml: same bytes, new key
+    assert carried(root) == set()
+    assert rendered(root, cache=True) == rendered(root, cache=False)
+
+
+def carried(root: Path) -> set[str]:
+    """The names of the files whose document keys the project's stored load hands on now."""
+    cache = caching.Cache.open(root / caching.CACHE_DIR)
+    assert cache is not None
+    (scope,) = [path.name for path in (cache.folder / "run").iterdir()]
+    entry = cache.get("run", scope)
+    keys = caching.KeyMemo()
+    assert caching.RunMemo(cache, scope, entry[0]).get(keys, entry[3][0]) is None  # edited
+    return {Path(path).name for path in keys.known}

@@ -252,15 +252,17 @@ def _load(paths: Sequence[Path], run: _Run) -> Loaded:
     parts = [*map(str, found), *(str(resolved(path)) for path in found), repr(found.unread)]
     parts += [repr(found.roots), *map(str, run.own)]
     memo = caching.RunMemo(run.cache, scope, caching.digest(*parts, _pack_key(run.pack)))
-    entry = memo.get()
+    keys, salt = caching.KeyMemo(), caching.digest(repr(run.configs.run))
+    entry = memo.get(keys, salt)
     hit = _restored(entry[1]) if entry is not None else None
     if entry is not None and hit is not None:
         hit.identity = entry[0]
         return hit
     digests: caching.Digests = {}
-    loaded = _load_found(found, run, scope, digests)
+    loaded = _load_found(found, run, scope, digests, keys)
     read = (loaded.documents, run.configs, loaded.jobs, loaded.measured, digests)
-    loaded.identity = memo.put(caching.load_dependencies(*read), _stored(loaded)) or ""
+    stored = (caching.load_dependencies(*read), _stored(loaded), (salt, keys.made))
+    loaded.identity = memo.put(*stored) or ""
     return loaded
 
 
@@ -297,16 +299,25 @@ def _pack_key(pack: Pack) -> str:
 
 
 def _load_found(
-    found: Candidates, run: _Run, scope: str | None, digests: caching.Digests | None = None
+    found: Candidates,
+    run: _Run,
+    scope: str | None,
+    digests: caching.Digests | None = None,
+    keys: caching.KeyMemo | None = None,
 ) -> Loaded:
     """Parse, assemble and estimate the ``found`` candidates; with a cache (``scope``), the
     documents and estimates of unchanged files and jobs come from it (each file's digest,
-    taken once, kept in ``digests``)."""
+    taken once, kept in ``digests``; its document key in ``keys``, the last run's reused
+    where the file's bytes are unchanged)."""
     space = Workspace(config=run.configs.run, configs=run.configs, overlay=dict(run.overlay))
     tables = _Tables.of(run.cache, scope)
     misses = (
         caching.fill_documents(
-            tables.documents, found, space, digests if digests is not None else {}
+            tables.documents,
+            found,
+            space,
+            digests if digests is not None else {},
+            keys or caching.KeyMemo(),
         )
         if tables
         else {}
