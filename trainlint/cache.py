@@ -185,19 +185,20 @@ class Dependencies:
     def of(
         cls,
         files: Iterable[Path],
-        config_folders: Iterable[str],
+        config_folders: Mapping[str, tuple[str, ...]],
         measured: Iterable[Path],
         digests: Mapping[Path, str | None],
         configs: Iterable[Path] = (),
     ) -> Dependencies:
-        """``digests``: the files' digests taken before they were parsed (a file edited
+        """``config_folders``: each folder searched and its config files (``configs_in``);
+        ``digests``: the files' digests taken before they were parsed (a file edited
         during the run then differs next time); the others are taken now."""
         return cls(
             tuple(
                 (str(path), digests[path] if path in digests else file_digest(path))
                 for path in sorted(set(files))
             ),
-            tuple((folder, configs_in(folder)) for folder in sorted(set(config_folders))),
+            tuple(sorted(config_folders.items())),
             tuple((str(folder), folder_digest(folder)) for folder in sorted(set(measured))),
             frozenset(map(str, configs)),
         )
@@ -445,15 +446,16 @@ def load_dependencies(
             if folder in folders:
                 break
             folders.add(folder)
-    for folder in folders:
-        config_files.update(Path(folder) / name for name in configs_in(folder))
+    listed = {folder: configs_in(folder) for folder in folders}  # each folder listed once
+    for folder, names in listed.items():
+        config_files.update(Path(folder) / name for name in names)
     for config in configs.used():
         if config.source is not None:
             config_files.add(Path(os.path.abspath(config.source)))
         if config.extend is not None:
             config_files.add(Path(os.path.abspath(config.root / config.extend)))
     measurements = (folder / MEASUREMENTS_DIR for folder in measured)
-    return Dependencies.of(files | config_files, folders, measurements, digests, config_files)
+    return Dependencies.of(files | config_files, listed, measurements, digests, config_files)
 
 
 def _config_search(folder: Path) -> Iterable[Path]:

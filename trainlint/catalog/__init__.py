@@ -183,7 +183,10 @@ class SampleModel:
         return self.forward_flops
 
 
-def _load(name: str) -> Any:
+@cache
+def data_file(name: str) -> Any:
+    """``data/<name>`` parsed, once a run (``models.json`` holds two catalogs; the estimates
+    read ``gpus.json`` and ``mfu.json`` too): shared, never modified."""
     data = resources.files("trainlint.catalog") / "data" / name
     return json.loads(data.read_text(encoding="utf-8"))
 
@@ -285,19 +288,19 @@ def _sample_model(row: Mapping[str, Any]) -> SampleModel:
 @cache
 def gpus() -> tuple[GpuSpec, ...]:
     """Every GPU in the catalog, in catalog order (oldest first)."""
-    return tuple(_gpu(row) for row in _load("gpus.json")["gpus"])
+    return tuple(_gpu(row) for row in data_file("gpus.json")["gpus"])
 
 
 @cache
 def models() -> tuple[ModelSpecEntry, ...]:
     """Every known model in the catalog."""
-    return tuple(_model(row) for row in _load("models.json")["models"])
+    return tuple(_model(row) for row in data_file("models.json")["models"])
 
 
 @cache
 def sample_models() -> tuple[SampleModel, ...]:
     """Every vision, diffusion and speech model in the catalog."""
-    return tuple(_sample_model(row) for row in _load("models.json")["sample_models"])
+    return tuple(_sample_model(row) for row in data_file("models.json")["sample_models"])
 
 
 def _key(text: str, noise: frozenset[str]) -> str:

@@ -12,12 +12,11 @@ collective (Zhao et al. 2023, "PyTorch FSDP", §3-4).
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 
+from trainlint.catalog import data_file
 from trainlint.estimate.inputs import Inputs
 from trainlint.estimate.ledger import Ledger, derived
 from trainlint.estimate.mfu import Band, Family, mfu_band
@@ -112,8 +111,7 @@ def overlap_share(stage: int, recompute: bool) -> float:
 
 @cache
 def _links() -> dict[str, tuple[float | None, float | None]]:
-    data = resources.files("trainlint.catalog") / "data" / "gpus.json"
-    rows = json.loads(data.read_text(encoding="utf-8"))["gpus"]
+    rows = data_file("gpus.json")["gpus"]
 
     def num(value: object) -> float | None:
         return None if value is None else float(str(value))

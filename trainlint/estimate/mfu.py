@@ -10,16 +10,14 @@ A pure function of its arguments: the table ships with trainlint, and an org's
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Literal, NamedTuple
 
-from trainlint.catalog import GpuSpec
+from trainlint.catalog import GpuSpec, data_file
 
 MIN_RUNS = 3
 """A filter narrows the runs only while it leaves this many: a band from one run has no spread."""
@@ -96,8 +94,7 @@ class Run:
 @cache
 def runs() -> tuple[Run, ...]:
     """The published runs of ``catalog/data/mfu.json``."""
-    data = resources.files("trainlint.catalog") / "data" / "mfu.json"
-    rows = json.loads(data.read_text(encoding="utf-8"))["runs"]
+    rows = data_file("mfu.json")["runs"]
     return tuple(
         Run(
             params=float(r["params"]),
