@@ -75,14 +75,10 @@ ENTRYPOINTS = re.compile(
 )
 
 
-def _flag(flag: str) -> str:
-    return flag.lstrip("-").replace("-", "_")
-
-
 def cli_facts(flag: str, value: Any, location: Location) -> list[Fact]:
     """Facts for one flag of a diffusers example script; ``--use_8bit_adam`` names the
     optimizer it switches to."""
-    key = _flag(flag)
+    key = n.flag_key(flag)
     if key == "use_8bit_adam":
         value = "adamw_8bit" if n.to_bool(value) is True else None
     return facts_for(FLAGS.get(key, []), value, location)

@@ -80,10 +80,6 @@ ENTRYPOINTS = re.compile(
 )
 
 
-def _key(flag: str) -> str:
-    return flag.lstrip("-").replace("-", "_")
-
-
 def _option_facts(key: str, value: Any, where: Location) -> list[Fact]:
     if key == "use_8bit_adam":
         value, key = ("AdamW8bit" if n.to_bool(value) is True else None), "optimizer_type"
@@ -92,7 +88,7 @@ def _option_facts(key: str, value: Any, where: Location) -> list[Fact]:
 
 def cli_facts(flag: str, value: Any, location: Location) -> list[Fact]:
     """Facts for one flag of a kohya training script (the batch and resolution: ``together``)."""
-    return _option_facts(_key(flag), value, location)
+    return _option_facts(n.flag_key(flag), value, location)
 
 
 def _stated_facts(stated: Mapping[str, tuple[Any, Location]]) -> list[Fact]:
@@ -110,7 +106,7 @@ def _stated_facts(stated: Mapping[str, tuple[Any, Location]]) -> list[Fact]:
 
 
 def together(stated: Mapping[str, tuple[Any, Location]]) -> list[Fact]:
-    return _stated_facts({_key(flag): value for flag, value in stated.items()})
+    return _stated_facts({n.flag_key(flag): value for flag, value in stated.items()})
 
 
 def cli_defaults(facts: Sequence[Fact]) -> list[DocumentDefault]:

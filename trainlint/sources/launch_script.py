@@ -35,6 +35,7 @@ from trainlint.sources.base import (
     UnsupportedWorkload,
     purpose,
 )
+from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Flags, Format
 from trainlint.sources.base.redact import redact_text, redact_value
 from trainlint.sources.shell import Assignment, Command, Script, Word, launchers, slurm
@@ -642,7 +643,7 @@ def program_facts(
             stated[flag] = (value, where)
             facts += _flag_facts(readers, flag, value, where)
             references += _flag_reference(flag, value, where) or _key_value_reference(
-                readers, flag.lstrip("-").replace("-", "_"), value, where
+                readers, n.flag_key(flag), value, where
             )
         elif isinstance(value, str) and (assigned := _key_value(readers, value)) is not None:
             stated[assigned[0]] = (assigned[1], where)
@@ -799,7 +800,7 @@ def _flag_facts(
 
 def _flag_reference(flag: str, value: str | bool, where: Location) -> list[Reference]:
     """``--config x.yaml``, ``--deepspeed ds.json`` (``--deepspeed-config`` alike)."""
-    role_ = _REFERENCE_FLAGS.get(flag.lstrip("-").replace("-", "_"))
+    role_ = _REFERENCE_FLAGS.get(n.flag_key(flag))
     if role_ is None or not isinstance(value, str) or not value.strip() or value.startswith("{"):
         return []
     if role_ == "config" and not _CONFIG_FILE.search(value):

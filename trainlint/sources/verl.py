@@ -29,7 +29,7 @@ from trainlint.sources import hydra
 from trainlint.sources.base import Document, Fact, Input, Role
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Flags, Format
-from trainlint.sources.base.table import JobField, describe
+from trainlint.sources.base.table import JobField, describe, facts_for
 from trainlint.sources.structured import KeyPath
 from trainlint.sources.structured.located import Locate, table_facts
 
@@ -141,12 +141,7 @@ def override_facts(key: str, value: Any, where: Location) -> list[Fact]:
     fields = TABLE.get(path, [])
     if deleted:
         return [Fact(field.pointer, None, where) for field in fields]
-    return [fact for field in fields if (fact := _fact(field, value, where)) is not None]
-
-
-def _fact(field: JobField, value: Any, where: Location) -> Fact | None:
-    converted = field.convert(value)
-    return None if converted is None else Fact(field.pointer, converted, where)
+    return facts_for(fields, value, where)
 
 
 def flag_facts(flag: str, value: Any, where: Location) -> list[Fact]:

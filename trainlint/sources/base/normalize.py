@@ -108,6 +108,11 @@ def tag_key(key: str) -> str:
     return key.strip().lower().replace("-", "_")
 
 
+def flag_key(flag: str) -> str:
+    """argparse's dest: ``--save-steps`` and ``--save_steps`` name one option, ``save_steps``."""
+    return flag.lstrip("-").replace("-", "_")
+
+
 # Optimizer spellings (HF ``optim``, DeepSpeed ``optimizer.type``, torch class paths, axolotl,
 # torchtune components) → (family, 8-bit, experimental). Experimental: no long track record
 # at scale, or a custom kernel that may not build everywhere (TL501 wants a fallback).

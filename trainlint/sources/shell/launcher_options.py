@@ -21,11 +21,6 @@ def _names(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-def key(option: str) -> str:
-    """``--nproc-per-node`` and ``--nproc_per_node`` are one option: ``nproc_per_node``."""
-    return option.lstrip("-").replace("-", "_")
-
-
 @dataclass(frozen=True)
 class Spec:
     """A launcher's options: which take a value, which are flags, which mark a module entry."""
@@ -37,7 +32,7 @@ class Spec:
     module_flags: frozenset[str] = frozenset()
 
     def known(self, option: str) -> bool:
-        return key(option) in self.values or key(option) in self.flags
+        return n.flag_key(option) in self.values or n.flag_key(option) in self.flags
 
     def takes_value(self, name: str) -> bool:
         return name in self.values or (self.value_by_default and name not in self.flags)
@@ -125,8 +120,8 @@ def parse(words: Sequence[Word], spec: Spec) -> Parsed:
     index = 0
     while index < len(words):
         word, text = words[index], words[index].text
-        if text is None and (attached := _RAW_OPTION.match(word.raw)):
-            parsed.options.append(LauncherOption(key(attached.group(1)), None, word))  # --x=$(...)
+        if text is None and (attached := _RAW_OPTION.match(word.raw)):  # --x=$(...)
+            parsed.options.append(LauncherOption(n.flag_key(attached.group(1)), None, word))
             index += 1
             continue
         if text is None and _opaque(words, index, spec):
@@ -147,7 +142,7 @@ def _option(word: Word, following: Sequence[Word], spec: Spec, parsed: Parsed) -
     """Record one option; the number of following words it consumed."""
     text = word.text or ""
     name, eq, value = text.partition("=")
-    name = key(name)
+    name = n.flag_key(name)
     if name in spec.module_flags:
         parsed.module = True
     if eq:
