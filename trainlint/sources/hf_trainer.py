@@ -199,18 +199,13 @@ def keys() -> dict[str, list[str]]:
     )
 
 
-def cli_key(flag: str) -> str:
-    """``--save-steps`` and ``--save_steps`` name the same argument (HfArgumentParser)."""
-    return flag.lstrip("-").replace("-", "_")
-
-
 def cli_facts(flag: str, value: Any, location: Location) -> list[Fact]:
     """Facts for one command-line flag after the training script, e.g. ``--save_steps 10``."""
-    return facts_for(KEYS.get(cli_key(flag), []), value, location)
+    return facts_for(KEYS.get(n.flag_key(flag), []), value, location)
 
 
 def cli_reference(flag: str, value: Any, location: Location) -> Reference | None:
-    role_ = REFERENCE_KEYS.get(cli_key(flag))
+    role_ = REFERENCE_KEYS.get(n.flag_key(flag))
     if role_ is None or not isinstance(value, str) or not value.strip():
         return None
     return Reference(value.strip(), location, role_)
