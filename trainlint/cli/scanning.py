@@ -101,11 +101,11 @@ def _records(paths: tuple[Path, ...], url: str | None, packs: tuple[str, ...]) -
     from trainlint.policy import load_policy
     from trainlint.scans import db
     from trainlint.scans.records import Commit, job_records
+    from trainlint.scans.summary import pack_budgets
 
     targets = list(paths) or [Path(".")]
     policy = load_policy(run_config(targets), None, required=packs)
-    params = policy.pack.data.get("trainlint", {}).get("params", {})
-    budgets = params.get("monthly_budget", {}).get("budgets") or {}
+    budgets = pack_budgets(policy.pack.data.get("trainlint", {}).get("params", {}))
     if url is not None:
         with db.opened(url) as engine:
             return db.read_records(engine), budgets

@@ -13,7 +13,7 @@ from trainlint.job import BudgetStatus, DuplicateJob, Job, Platform
 from trainlint.scans import db
 from trainlint.scans.fingerprint import fingerprint
 from trainlint.scans.records import JobRecord
-from trainlint.scans.summary import changed_jobs, current_jobs
+from trainlint.scans.summary import changed_jobs, current_jobs, pack_budgets
 
 
 def attach(jobs: Sequence[Job], url: str, repo: str, params: Mapping[str, Any]) -> None:
@@ -21,7 +21,7 @@ def attach(jobs: Sequence[Job], url: str, repo: str, params: Mapping[str, Any]) 
     repository's name as scans record it (its own jobs are not duplicates of themselves)."""
     with db.opened(url) as engine:
         records = db.read_records(engine)
-    budgets = params.get("monthly_budget", {}).get("budgets") or {}
+    budgets = pack_budgets(params)
     month = datetime.now(timezone.utc).strftime("%Y-%m")
     for job in jobs:
         job.platform = Platform(

@@ -27,7 +27,6 @@ from sqlalchemy.engine import Connection, Engine
 from trainlint.errors import TrainlintError
 from trainlint.scans.records import FindingRecord, JobRecord
 
-DEFAULT_URL = "sqlite:///trainlint.db"
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 metadata = sa.MetaData()

@@ -29,9 +29,9 @@ def fingerprint(job: Job) -> str | None:
     """A short stable hash of the job's training facts; None when it states too little to be
     told from another job (no model, no steps or epochs, no GPUs): an empty shape would make
     every sparse job a duplicate of every other."""
-    facts = _facts(job.model_dump(mode="json", by_alias=True, exclude=set(_IGNORED_TOP)))
     if not _distinctive(job):
         return None
+    facts = _facts(job.model_dump(mode="json", by_alias=True, exclude=set(_IGNORED_TOP)))
     text = json.dumps(facts, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 

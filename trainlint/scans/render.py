@@ -13,7 +13,6 @@ from trainlint.job import Job
 from trainlint.scans.records import JobRecord
 from trainlint.scans.summary import Row, Summary
 
-FORMATS = ("text", "json", "csv", "html")
 COLUMNS = ("key", "jobs", "usd_per_run", "waste_usd", "gpu_hours", "findings")
 
 

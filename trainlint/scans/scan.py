@@ -45,8 +45,9 @@ def scan(
     plans = [(path, _commits(path, commits)) for path in repositories]  # refuse early
     found: list[Scanned] = []
     for path, shas in plans:
+        name = repository_name(path)
         for sha in shas:
-            commit = Commit(repository_name(path), sha, _committed_at(path, sha))
+            commit = Commit(name, sha, _committed_at(path, sha))
             report = check(path) if working_tree else _checked_at(path, sha, check)
             found.append(Scanned(commit, job_records(report, commit)))
     return found

@@ -165,6 +165,11 @@ def _place(record: JobRecord) -> dict[str, str]:
             "project": record.tag("project")}  # fmt: skip
 
 
+def pack_budgets(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The budgets of a pack's rule parameters (``monthly_budget.budgets``), empty without."""
+    return params.get("monthly_budget", {}).get("budgets") or {}
+
+
 def budget_lines(
     changed: Sequence[JobRecord], budgets: Mapping[str, Any], month: str
 ) -> list[BudgetLine]:

@@ -9,12 +9,3 @@ the protocol.
 """
 
 from __future__ import annotations
-
-__all__ = ["serve"]
-
-
-def serve() -> None:
-    """Answer one LSP client on stdin/stdout until it sends ``exit``."""
-    from trainlint.server.app import build_server
-
-    build_server().start_io()

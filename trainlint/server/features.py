@@ -14,6 +14,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from trainlint.assemble import split_pointer
 from trainlint.estimate_view import view
 from trainlint.findings import Finding
 from trainlint.job import Job, Location
@@ -136,8 +137,7 @@ def _fact_hover(job: Job, pointer: str, where: Location) -> str:
 
 def pointer_value(document: Any, pointer: str) -> Any:
     """The value at a JSON pointer (``/resources/gpus_per_node``); None when absent."""
-    for part in pointer.strip("/").split("/") if pointer.strip("/") else []:
-        name = part.replace("~1", "/").replace("~0", "~")
+    for name in split_pointer(pointer):
         if isinstance(document, dict):
             document = document.get(name)
         elif isinstance(document, list) and name.isdigit() and int(name) < len(document):
