@@ -442,10 +442,6 @@ def _set_in(root: Located, keys: KeyPath, value: Located, at: Location) -> Locat
     return _put(root, head, _set_in(child, rest, value, at), at if not rest else None)
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def _is_key(name: str, value: Any) -> bool:
     """A config key: a module name not starting with ``_`` that is no imported module."""
     return not name.startswith("_") and not isinstance(value, Symbol)
