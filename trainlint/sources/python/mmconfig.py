@@ -51,6 +51,16 @@ class Symbol:
         return self.name.rsplit(".", 1)[-1]
 
 
+def type_name(value: Any) -> str:
+    """``'AmpOptimWrapper'``, ``AmpOptimWrapper`` (a class) or ``'mmdet.X'`` → the class name;
+    a dict → that of its ``type``."""
+    if isinstance(value, dict):
+        value = value.get("type")
+    if isinstance(value, Symbol):
+        return value.last
+    return value.rsplit(".", 1)[-1] if isinstance(value, str) else ""
+
+
 @dataclass
 class Located:
     """A value and where each part of it was written, by path relative to the value."""
