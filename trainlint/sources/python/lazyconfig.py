@@ -24,6 +24,7 @@ from typing import Any
 from trainlint.discover import checked_roots, inside, open_regular
 from trainlint.job import Location
 from trainlint.sources.python.literal import UNKNOWN, Positions, literal
+from trainlint.sources.python.walk import dotted_parts
 from trainlint.sources.structured import MAX_BYTES
 
 MAX_DEPTH = 8  # nested imports of config files
@@ -167,13 +168,8 @@ def module_file(path: Path, level: int, module: str) -> Path | None:
 
 def dotted(node: ast.expr) -> str | None:
     """``train.checkpointer.period`` → its dotted name; None for anything else."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    return ".".join([node.id, *reversed(parts)])
+    parts = dotted_parts(node)
+    return None if parts is None else ".".join(parts)
 
 
 def assign(view: View, name: str, value: ast.expr, at: Any) -> None:
