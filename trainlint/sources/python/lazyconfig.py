@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trainlint.discover import checked_roots, inside, open_regular
+from trainlint.discover import checked_roots, inside
 from trainlint.job import Location
 from trainlint.sources.python.literal import UNKNOWN, Positions, literal
 from trainlint.sources.python.walk import dotted_parts
-from trainlint.sources.structured import MAX_BYTES
+from trainlint.sources.structured.hydra_defaults import repository_text
 
 MAX_DEPTH = 8  # nested imports of config files
 MAX_FILES = 64
@@ -121,7 +121,7 @@ class _Reader:
         if not any(inside(real, root) for root in self.roots):
             return {}
         self.budget.files += 1
-        text = _read_text(target)
+        text = repository_text(target, self.roots)
         if text is None:
             return {}
         try:
@@ -139,15 +139,6 @@ def _located(path: Path, positions: Positions) -> Any:
         return Location(file=path.as_posix(), line=line, column=column)
 
     return at
-
-
-def _read_text(path: Path) -> str | None:
-    try:
-        with open_regular(path) as handle:
-            data = handle.read(MAX_BYTES + 1)
-    except OSError:
-        return None
-    return None if len(data) > MAX_BYTES else data.decode("utf-8", errors="replace")
 
 
 def module_file(path: Path, level: int, module: str) -> Path | None:
