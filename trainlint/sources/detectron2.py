@@ -58,7 +58,7 @@ from trainlint.sources.base import (
 )
 from trainlint.sources.base import normalize as n
 from trainlint.sources.base.format import Flags, Format, leading_options
-from trainlint.sources.base.table import JobField, describe, facts_for, stated
+from trainlint.sources.base.table import JobField, describe, facts_for, lookup, stated
 from trainlint.sources.base.typos import children, dotted_near_misses
 from trainlint.sources.python import lazyconfig
 from trainlint.sources.structured import MAX_BYTES, KeyPath, Tree, check_size, flat
@@ -292,11 +292,7 @@ _BASE_PIECE = re.compile(r"Base-.*\.ya?ml$")
 
 
 def _get(data: Any, path: KeyPath) -> Any:
-    for part in path:
-        if not isinstance(data, dict):
-            return None
-        data = data.get(part)
-    return data
+    return lookup(data, path)[1]
 
 
 def _where(merged: Layer, path: KeyPath) -> Location:

@@ -67,7 +67,7 @@ from trainlint.sources.base.table import facts_for
 from trainlint.sources.base.typos import suggest
 from trainlint.sources.python import mmcv_legacy
 from trainlint.sources.python.literal import UNKNOWN
-from trainlint.sources.python.mmconfig import BaseFile, Located, Symbol, View, read_view
+from trainlint.sources.python.mmconfig import BaseFile, Located, Symbol, View, read_view, type_name
 from trainlint.sources.structured import KeyPath, check_size
 from trainlint.sources.structured.located import fact
 
@@ -143,15 +143,6 @@ def _piece(base: BaseFile) -> bool:
     return bool(_BASE_FOLDER.search(base.path.as_posix()))
 
 
-def _type(value: Any) -> str:
-    """``'AmpOptimWrapper'``, ``AmpOptimWrapper`` (a class) or ``'mmdet.X'`` → the class name."""
-    if isinstance(value, dict):
-        value = value.get("type")
-    if isinstance(value, Symbol):
-        return value.last
-    return value.rsplit(".", 1)[-1] if isinstance(value, str) else ""
-
-
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -199,7 +190,7 @@ class _Reading:
         train = self.get("train_cfg")
         if not isinstance(train, dict):
             return None
-        kind = _type(train)
+        kind = type_name(train)
         if kind:
             return {"EpochBasedTrainLoop": "epoch", "IterBasedTrainLoop": "iter"}.get(kind)
         by_epoch = train.get("by_epoch")
@@ -258,9 +249,9 @@ class _Reading:
         found += fact("/training/grad_accum_steps", accum if accum and accum > 0 else None,
                       self.where("optim_wrapper", "accumulative_counts"))  # fmt: skip
         optimizer = self.get("optim_wrapper", "optimizer")
-        if isinstance(optimizer, dict) and _type(optimizer):
+        if isinstance(optimizer, dict) and type_name(optimizer):
             where = self.where("optim_wrapper", "optimizer", "type")
-            found += facts_for(n.optimizer_fields(), _type(optimizer), where)
+            found += facts_for(n.optimizer_fields(), type_name(optimizer), where)
         return found
 
     # Precision and parallelism -----------------------------------------------------------
@@ -269,7 +260,7 @@ class _Reading:
         wrapper = self.get("optim_wrapper")
         if not isinstance(wrapper, dict) or "type" not in wrapper:
             return []
-        kind, where = _type(wrapper), self.where("optim_wrapper", "type")
+        kind, where = type_name(wrapper), self.where("optim_wrapper", "type")
         if kind == "AmpOptimWrapper":
             dtype = wrapper.get("dtype")
             text = dtype.last if isinstance(dtype, Symbol) else dtype
@@ -281,7 +272,7 @@ class _Reading:
         return []
 
     def strategy(self) -> str:
-        return _type(self.get("strategy"))
+        return type_name(self.get("strategy"))
 
     def fsdp_mixed(self) -> bool:
         """FSDP's own ``mixed_precision`` casts without an AMP wrapper."""
@@ -300,7 +291,7 @@ class _Reading:
 
     def parallelism(self) -> list[Fact]:
         kind = self.strategy()
-        wrapper = _type(self.get("model_wrapper_cfg"))
+        wrapper = type_name(self.get("model_wrapper_cfg"))
         found: list[Fact] = []
         if kind == "DeepSpeedStrategy":
             found += fact("/training/parallelism/strategy", "deepspeed", self.where("strategy"))
@@ -340,7 +331,7 @@ class _Reading:
         if isinstance(hooks, dict) and "checkpoint" in hooks and hooks["checkpoint"] is None:
             return fact("/checkpoint/strategy", "no", self.where("default_hooks", "checkpoint"))
         hook = self.hook("checkpoint")
-        if hook is None or _type(hook) != "CheckpointHook":
+        if hook is None or type_name(hook) != "CheckpointHook":
             return []
         path = ("default_hooks", "checkpoint")
         where = self.where(*path, "interval")
@@ -366,7 +357,7 @@ class _Reading:
 
     def logging(self) -> list[Fact]:
         hook = self.hook("logger")
-        if hook is None or _type(hook) != "LoggerHook":
+        if hook is None or type_name(hook) != "LoggerHook":
             found: list[Fact] = []
         else:
             where = self.where("default_hooks", "logger", "interval")
@@ -385,7 +376,7 @@ class _Reading:
             return []
         backbone = model.get("backbone")
         named = _backbone_name(backbone) if isinstance(backbone, dict) else ""
-        kind = _type(model)
+        kind = type_name(model)
         if named and kind not in ("", "ImageClassifier"):
             named = f"{kind} ({named})"
         where = self.where("model", "backbone", "type") if named else self.where("model", "type")
@@ -457,7 +448,7 @@ def _kept(value: Any) -> int | None:
 def _backbone_name(backbone: dict[str, Any]) -> str:
     """``ResNet`` with ``depth=50`` → ``ResNet-50``; ``VisionTransformer`` ``arch='b'`` →
     ``VisionTransformer-b``."""
-    kind = _type(backbone)
+    kind = type_name(backbone)
     if not kind:
         return ""
     depth, arch = _int(backbone.get("depth")), backbone.get("arch")
@@ -475,7 +466,7 @@ _CROPS = frozenset({"RandomResizedCrop", "CenterCrop", "RandomCrop", "EfficientN
 def _resizes(step: dict[str, Any]) -> int | bool | None:
     """The square side a pipeline step leaves images at, None when it leaves them at a size
     that is not one fixed square, False when it does not resize."""
-    kind = _type(step)
+    kind = type_name(step)
     if kind in _CROPS:
         return _square(step.get("crop_size", step.get("scale")))
     if kind in ("Resize", "RandomResize", "ResizeEdge", "RandomChoiceResize"):
@@ -513,15 +504,15 @@ def _typos(config: Located, file: str) -> list[UnknownKey]:
     file writes them (a loop or hook given an unknown keyword fails at start-up)."""
     found: list[UnknownKey] = []
     train = config.at(("train_cfg",)).data
-    loop = _LOOP_KEYS.get(_type(train) or ("EpochBasedTrainLoop" if _by_epoch(train) else ""))
-    if isinstance(train, dict) and _type(train) == "" and _by_epoch(train) is False:
+    loop = _LOOP_KEYS.get(type_name(train) or ("EpochBasedTrainLoop" if _by_epoch(train) else ""))
+    if isinstance(train, dict) and type_name(train) == "" and _by_epoch(train) is False:
         loop = _LOOP_KEYS["IterBasedTrainLoop"]
     checks = [(("train_cfg",), loop), (("default_hooks", "logger"), _LOGGER_KEYS)]
     for path, known in checks:
         block = config.at(path)
         if known is None or not isinstance(block.data, dict):
             continue
-        if _type(block.data) not in ("", "LoggerHook", *_LOOP_KEYS):
+        if type_name(block.data) not in ("", "LoggerHook", *_LOOP_KEYS):
             continue
         for key in block.data:
             where = block.where.get((key,))

@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trainlint.discover import checked_roots, inside, open_regular
+from trainlint.discover import checked_roots, inside
 from trainlint.job import Location
 from trainlint.sources.python.literal import UNKNOWN, Positions, literal
-from trainlint.sources.structured import MAX_BYTES
+from trainlint.sources.python.walk import dotted_parts
+from trainlint.sources.structured.hydra_defaults import repository_text
 
 MAX_DEPTH = 8  # nested imports of config files
 MAX_FILES = 64
@@ -120,7 +121,7 @@ class _Reader:
         if not any(inside(real, root) for root in self.roots):
             return {}
         self.budget.files += 1
-        text = _read_text(target)
+        text = repository_text(target, self.roots)
         if text is None:
             return {}
         try:
@@ -138,15 +139,6 @@ def _located(path: Path, positions: Positions) -> Any:
         return Location(file=path.as_posix(), line=line, column=column)
 
     return at
-
-
-def _read_text(path: Path) -> str | None:
-    try:
-        with open_regular(path) as handle:
-            data = handle.read(MAX_BYTES + 1)
-    except OSError:
-        return None
-    return None if len(data) > MAX_BYTES else data.decode("utf-8", errors="replace")
 
 
 def module_file(path: Path, level: int, module: str) -> Path | None:
@@ -167,13 +159,8 @@ def module_file(path: Path, level: int, module: str) -> Path | None:
 
 def dotted(node: ast.expr) -> str | None:
     """``train.checkpointer.period`` → its dotted name; None for anything else."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    return ".".join([node.id, *reversed(parts)])
+    parts = dotted_parts(node)
+    return None if parts is None else ".".join(parts)
 
 
 def assign(view: View, name: str, value: ast.expr, at: Any) -> None:

@@ -32,6 +32,7 @@ from typing import Any
 from trainlint.discover import checked_roots
 from trainlint.job import Location
 from trainlint.sources.python.literal import UNKNOWN, Positions, literal
+from trainlint.sources.python.walk import dotted_parts
 from trainlint.sources.structured import MAX_DEPTH, MAX_NODES, KeyPath
 from trainlint.sources.structured.hydra_defaults import repository_text
 
@@ -49,6 +50,16 @@ class Symbol:
     @property
     def last(self) -> str:
         return self.name.rsplit(".", 1)[-1]
+
+
+def type_name(value: Any) -> str:
+    """``'AmpOptimWrapper'``, ``AmpOptimWrapper`` (a class) or ``'mmdet.X'`` → the class name;
+    a dict → that of its ``type``."""
+    if isinstance(value, dict):
+        value = value.get("type")
+    if isinstance(value, Symbol):
+        return value.last
+    return value.rsplit(".", 1)[-1] if isinstance(value, str) else ""
 
 
 @dataclass
@@ -344,7 +355,7 @@ class _Module:
     def attribute(self, node: ast.Attribute) -> Located:
         """``_base_.model.backbone`` reads the bases; ``x.y`` a dict's key (the pure-Python
         style's ConfigDict); ``torch.bfloat16`` is a Symbol."""
-        chain = _dotted(node)
+        chain = dotted_parts(node)
         if chain is None:
             return Located(UNKNOWN)
         root, *rest = chain
@@ -359,7 +370,7 @@ class _Module:
         """``{{_base_.x}}``: old-style text substitution, which parses as a set of a set."""
         inner = node.elts[0] if len(node.elts) == 1 else None
         if isinstance(inner, ast.Set) and len(inner.elts) == 1:
-            chain = _dotted(inner.elts[0])
+            chain = dotted_parts(inner.elts[0])
             if chain and chain[0] == "_base_":
                 return self.base.at(tuple(chain[1:]))
         return Located(UNKNOWN)
@@ -442,10 +453,6 @@ def _set_in(root: Located, keys: KeyPath, value: Located, at: Location) -> Locat
     return _put(root, head, _set_in(child, rest, value, at), at if not rest else None)
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def _is_key(name: str, value: Any) -> bool:
     """A config key: a module name not starting with ``_`` that is no imported module."""
     return not name.startswith("_") and not isinstance(value, Symbol)
@@ -476,17 +483,6 @@ def _assigned_names(node: ast.AST) -> set[str]:
 
 def _names_in(node: ast.AST) -> set[str]:
     return {child.id for child in ast.walk(node) if isinstance(child, ast.Name)}
-
-
-def _dotted(node: ast.AST) -> list[str] | None:
-    """``a.b.c`` as ``["a", "b", "c"]``; None for anything else."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    return [node.id, *reversed(parts)]
 
 
 def _item_chain(node: ast.AST) -> tuple[str, ...] | None:

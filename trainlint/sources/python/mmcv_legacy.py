@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from trainlint.sources.python.literal import UNKNOWN
-from trainlint.sources.python.mmconfig import Located, Symbol
+from trainlint.sources.python.mmconfig import Located, type_name
 from trainlint.sources.structured import KeyPath
 
 # Top-level keys only OpenMMLab 1.x configs have, and those only 2.x (MMEngine) configs have.
@@ -37,10 +37,8 @@ def is_legacy(data: Any) -> bool:
 
 
 def _type(value: Any) -> str:
-    kind = value.get("type") if isinstance(value, dict) else None
-    if isinstance(kind, Symbol):
-        return kind.last
-    return kind.rsplit(".", 1)[-1] if isinstance(kind, str) else ""
+    """The class name of a dict's ``type``; "" for anything that is no dict."""
+    return type_name(value) if isinstance(value, dict) else ""
 
 
 class _Builder:

@@ -95,3 +95,14 @@ def _bindings(node: ast.Import | ast.ImportFrom) -> dict[str, str]:
 
 def keyword_names(call: ast.Call) -> set[str]:
     return {kw.arg for kw in call.keywords if kw.arg is not None}
+
+
+def dotted_parts(node: ast.AST) -> list[str] | None:
+    """``a.b.c`` as ``["a", "b", "c"]``; None for anything that is no dotted name."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return [node.id, *reversed(parts)]
