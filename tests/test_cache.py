@@ -13,17 +13,21 @@ import pickle
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from tests.conftest import EXAMPLES, REPO
+from trainlint import assemble, cli
 from trainlint import cache as caching
-from trainlint import cli
+from trainlint.job import Job
 from trainlint.lint import CheckOptions, check
 from trainlint.read import Workspace
 from trainlint.report import names, renderer
+from trainlint.sources.base import Document
 
 
 @pytest.fixture(autouse=True)
@@ -341,6 +345,105 @@ def carried(root: Path) -> set[str]:
     assert cache is not None
     (scope,) = [path.name for path in (cache.folder / "run").iterdir()]
     entry = cache.get("run", scope)
-    keys = caching.KeyMemo()
-    assert caching.RunMemo(cache, scope, entry[0]).get(keys, entry[3][0]) is None  # edited
-    return {Path(path).name for path in keys.known}
+    salt = cache.get("carry", scope)[1][0]
+    memo = caching.Carried()
+    assert caching.RunMemo(cache, scope, entry[0]).get(memo, salt) is None  # edited
+    return {Path(path).name for path in memo.keys.known}
+
+
+def built_jobs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The entry file of each job ``build_job`` builds from now on (a reused one is not)."""
+    built: list[str] = []
+    build = assemble.build_job
+
+    def counted(documents: list[Document], missing: Sequence[Any] = ()) -> Job:
+        built.append(documents[0].path)
+        return build(documents, missing)
+
+    monkeypatch.setattr(assemble, "build_job", counted)
+    return built
+
+
+def test_an_edit_builds_only_the_job_that_includes_the_edited_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = project(tmp_path, "llama3-sft", "gpt2-finetune")
+    check([root], CheckOptions(cache=True))
+    built = built_jobs(monkeypatch)
+    member = root / "llama3-sft" / "configs" / "sft.yaml"  # a member of train.slurm's job
+    member.write_text(member.read_text().replace("logging_steps: 1", "logging_steps: 50"))
+
+    report = check([root], CheckOptions(cache=True))
+
+    assert built == ["llama3-sft/train.slurm"]  # gpt2-finetune's job was reused, finished
+    built.clear()
+    assert report == check([root], CheckOptions(cache=False))  # estimates and all
+    assert len(built) == len(report.jobs) == 2
+
+
+def test_edits_that_move_a_file_out_of_a_job_and_back_are_seen(tmp_path: Path) -> None:
+    root = project(tmp_path, "llama3-sft")
+    script = root / "llama3-sft" / "train.slurm"
+    original = script.read_text()
+    rendered(root, cache=True)
+    script.write_text(original.replace("    --config configs/sft.yaml \\\n", ""))
+
+    alone = rendered(root, cache=False)
+    assert rendered(root, cache=True) == alone
+    jobs = {job.id for job in check([root], CheckOptions(cache=True)).jobs}
+    assert "llama3-sft/configs/sft.yaml" in jobs  # no longer referenced: a job of its own
+
+    script.write_text(original)
+    assert rendered(root, cache=True) == rendered(root, cache=False) != alone
+    jobs = {job.id for job in check([root], CheckOptions(cache=True)).jobs}
+    assert jobs == {"llama3-sft/train.slurm"}
+
+
+def test_a_hydra_app_naming_another_config_is_seen(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    (root / "app" / "conf").mkdir(parents=True)
+    app = root / "app" / "train.py"
+    app.write_text('@hydra.main(config_path="conf", config_name="ppo")\ndef main(cfg): ...\n')
+    for name, epochs in (("ppo", 30), ("big", 300)):
+        (root / "app" / "conf" / f"{name}.yaml").write_text(
+            f"trainer:\n  total_epochs: {epochs}\n  save_freq: 10\n  n_gpus_per_node: 8\n"
+        )
+    (root / "run.sh").write_text("#!/bin/bash\npython app/train.py trainer.save_freq=1\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    first = rendered(root, cache=True)
+    app.write_text(app.read_text().replace('"ppo"', '"big"'))
+    assert rendered(root, cache=True) == rendered(root, cache=False) != first
+
+
+def test_a_reused_job_keeps_its_measurements_as_they_were(tmp_path: Path) -> None:
+    """A job reused finished is not measured again (a broken measurement is one TL901, not
+    two); a changed measurement folder measures and estimates every job again."""
+    root = project(tmp_path, "llama3-sft", "gpt2-finetune")
+    folder = root / "llama3-sft" / ".trainlint" / "measurements"
+    folder.mkdir(parents=True)
+    (folder / "train.slurm.json").write_text("{not json")
+    check([root], CheckOptions(cache=True))
+    script = root / "gpt2-finetune" / "run.sh"
+    script.write_text(script.read_text() + "# edited\n")
+
+    report = check([root], CheckOptions(cache=True))
+
+    assert report == check([root], CheckOptions(cache=False))
+    broken = [f for f in report.findings if f.rule == "TL901" and "measurement" in f.message]
+    assert len(broken) == 1
+    (folder / "train.slurm.json").write_text('{"fingerprint": "0", "world_sizes": {}}')
+    script.write_text(script.read_text() + "# edited again\n")
+    assert rendered(root, cache=True) == rendered(root, cache=False)
+
+
+def test_a_load_s_documents_dropped_from_the_table_are_read_again(tmp_path: Path) -> None:
+    """A stored load names its documents in the document table; when a run of the same
+    scope has dropped them since, they are read again from the unchanged files."""
+    root = project(tmp_path, "llama3-sft")
+    fresh = rendered(root, cache=False)
+    rendered(root, cache=True)
+    cache = caching.Cache.open(root / caching.CACHE_DIR)
+    assert cache is not None
+    shutil.rmtree(cache.folder / "document")
+    shutil.rmtree(cache.folder / "report")  # so the report is made again from the documents
+    assert rendered(root, cache=True) == fresh

@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
@@ -30,7 +30,7 @@ from trainlint.job import (
     UnknownKey,
     UnresolvedReference,
 )
-from trainlint.read import Workspace, display
+from trainlint.read import Sighting, Workspace, display
 from trainlint.sources import FORCED, broken, override_facts
 from trainlint.sources.base import (
     PRECEDENCE,
@@ -46,12 +46,15 @@ from trainlint.sources.base.redact import redact_fact
 from trainlint.sources.python.arguments import argument_facts
 
 
-def assemble(paths: Iterable[Path], workspace: Workspace | None = None) -> list[Job]:
+def assemble(
+    paths: Iterable[Path], workspace: Workspace | None = None, memo: ClosureMemo | None = None
+) -> list[Job]:
     """One job per training file that nothing else references (a launch, a config with run
     settings), holding everything it references; a file only reachable through a cycle, or
     only from files that are no job, roots its own when it shows training. A file is judged
     with what it references (``python main.py --config fit.yaml`` trains when fit.yaml sets
-    the run)."""
+    the run). ``memo`` (the cache's) vouches for each file's closure, and the job built from
+    it, while everything following its references saw is as it was."""
     space = workspace or Workspace()
     paths = paths if isinstance(paths, Candidates) else list(paths)
     space.admit(paths)
@@ -60,22 +63,56 @@ def assemble(paths: Iterable[Path], workspace: Workspace | None = None) -> list[
         doc = space.load(path)
         if isinstance(doc, Document):
             loaded.setdefault(resolved(path), (path, doc))
-    closures = {key: _closure(path, doc, space) for key, (path, doc) in loaded.items()}
+    closures = {key: _closure_of(key, *found, space, memo) for key, found in loaded.items()}
     referenced = {p for closure in closures.values() for p in closure.owned}
     jobs: list[Job] = []
     covered: set[Path] = set()
     # A referenced file roots a job only when no file reaching it does (its referrers are no
     # job): a file's closure holds every file it reaches, so the larger closures go first.
-    reached = sorted((k for k in loaded if k in referenced), key=lambda k: -len(closures[k].group))
+    reached = sorted((k for k in loaded if k in referenced), key=lambda k: -closures[k].size)
     for key in [k for k in loaded if k not in referenced] + reached:
         if key in covered:
             continue
-        closure = closures[key]
-        job = build_job([doc for _, doc in closure.group], closure.missing)
-        if why_not_a_job(closure.group[0][1], job) is None:
+        job = _judged(key, closures[key], loaded[key], space, memo)
+        if job is not None:
             jobs.append(job)
-            covered.update({key, *closure.owned})
+            covered.update({key, *closures[key].owned})
     return jobs
+
+
+def _closure_of(
+    key: Path, path: Path, doc: Document, space: Workspace, memo: ClosureMemo | None
+) -> _Closure | Recalled:
+    """The file's closure, or the memo's record of it while that holds."""
+    recalled = memo.recall(key, space) if memo is not None else None
+    if recalled is not None:
+        return recalled
+    with space.watching() as sightings:
+        space.load(path)
+        closure = _closure(path, doc, space)
+    if memo is not None:
+        memo.keep(key, sightings, closure.owned, closure.size)
+    return closure
+
+
+def _judged(
+    key: Path,
+    closure: _Closure | Recalled,
+    found: tuple[Path, Document],
+    space: Workspace,
+    memo: ClosureMemo | None,
+) -> Job | None:
+    """The job ``closure`` roots, None when it shows no training (``why_not_a_job``): as
+    judged before when the memo holds it, else built now (and told to the memo)."""
+    if not isinstance(closure, _Closure):
+        if closure.judged:
+            return closure.job()
+        closure = _closure(*found, space)
+    job = build_job([doc for _, doc in closure.group], closure.missing)
+    verdict = job if why_not_a_job(closure.group[0][1], job) is None else None
+    if memo is not None:
+        memo.judge(key, verdict)
+    return verdict
 
 
 def purpose_of(doc: Document) -> str | None:
@@ -130,6 +167,36 @@ class _Closure:
     group: list[tuple[Path, Document]]
     missing: list[MissingReference | UnresolvedReference]
     owned: set[Path]
+
+    @property
+    def size(self) -> int:
+        return len(self.group)
+
+
+class Recalled(Protocol):
+    """A closure as a memo recalls it: what it owns, its size, and whether (``judged``)
+    and which ``job`` it rooted, without its documents."""
+
+    @property
+    def owned(self) -> set[Path]: ...
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def judged(self) -> bool: ...
+
+    def job(self) -> Job | None: ...
+
+
+class ClosureMemo(Protocol):
+    """Closures carried from the last run (``cache.ClosureMemo``)."""
+
+    def recall(self, key: Path, space: Workspace) -> Recalled | None: ...
+
+    def keep(self, key: Path, sightings: list[Sighting], owned: set[Path], size: int) -> None: ...
+
+    def judge(self, key: Path, job: Job | None) -> None: ...
 
 
 def _closure(path: Path, doc: Document, space: Workspace) -> _Closure:

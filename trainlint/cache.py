@@ -35,23 +35,25 @@ import os
 import pickle
 import secrets
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trainlint import __version__
 from trainlint.discover import open_regular, resolved
-from trainlint.read import display
+from trainlint.read import Sighting, display, present
 
 if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
     from trainlint.config import Configs
     from trainlint.job import Job
     from trainlint.read import Workspace
 
 CACHE_DIR = ".trainlint_cache"
 """The default cache folder, in the project root (``cache-dir`` in the config moves it)."""
-FORMAT = 2
+FORMAT = 4
 """Bumped when what an entry holds changes shape within a version."""
 SIGNATURE = 32  # bytes of HMAC-SHA256 before each entry's pickle
 GITIGNORE = "# Automatically created by trainlint.\n*\n"
@@ -166,6 +168,25 @@ def _secret() -> bytes:
     return key
 
 
+@dataclass
+class Carried:
+    """What one load hands the next while every config holds (``KeyMemo``'s document keys,
+    ``ClosureMemo``'s closures), and the digests this load took (each file hashed once)."""
+
+    digests: Digests = field(default_factory=dict)
+    keys: KeyMemo = field(default_factory=lambda: KeyMemo())
+    closures: ClosureMemo = field(init=False)
+    stored: Stored = field(default_factory=dict)
+    """The load's documents the document table holds (``fill_documents``)."""
+
+    def __post_init__(self) -> None:
+        self.closures = ClosureMemo(self.digests)
+
+    def made(self, salt: str) -> tuple[str, DocumentKeys, dict[str, Closure]]:
+        """What this load hands on, for a run whose config has digest ``salt``."""
+        return salt, self.keys.made, self.closures.records()
+
+
 # What a whole load depends on ---------------------------------------------------------------
 
 
@@ -211,9 +232,12 @@ class Dependencies:
             seen[path] = file_digest(path)
             if seen[path] != known:
                 return False
-        return all(configs_in(folder) == known for folder, known in self.config_folders) and all(
-            folder_digest(Path(f)) == known for f, known in self.measurements
-        )
+        configs = all(configs_in(folder) == known for folder, known in self.config_folders)
+        return configs and self.measurements_hold()
+
+    def measurements_hold(self) -> bool:
+        """Whether every measurement folder is as it was."""
+        return all(folder_digest(Path(f)) == known for f, known in self.measurements)
 
     def configs_hold(self, seen: Mapping[str, str | None]) -> bool:
         """Whether every config file and each folder searched for one is as it was (each
@@ -277,19 +301,20 @@ old and new keys fall in, not every entry of the scope (pickling 1,000 documents
 
 
 class Table:
-    """One kind's entries of one scope, kept in one cache entry per shard (``SHARDS``): read
-    on first use, written by ``save`` where anything was added or dropped. A complete run
-    (``prune``) keeps only the entries it used or made, so what no longer matches any file
-    drops out; a partial one (``--changed``) keeps the others too."""
+    """One kind's entries of one scope, kept in one cache entry per shard (``SHARDS``): each
+    read on first use, written by ``save`` where anything was added or dropped. A complete
+    run (``prune``) keeps only the entries it used or made, so what no longer matches any
+    file drops out; a partial one (``--changed``, or a load that reused finished jobs)
+    keeps the others too, and reads only the shards it adds to."""
 
     def __init__(self, cache: Cache, kind: str, scope: str) -> None:
         self.cache, self.kind, self.scope = cache, kind, scope
-        self._stored: dict[str, dict[str, Any]] | None = None
+        self._stored: dict[str, dict[str, Any]] = {}
         self._used: dict[str, dict[str, Any]] = {shard: {} for shard in SHARDS}
         self._added: set[str] = set()
 
     def get(self, key: str) -> Any:
-        value = self._shards()[_shard(key)].get(key)
+        value = self._shard(_shard(key)).get(key)
         if value is not None:
             self._used[_shard(key)][key] = value
         return value
@@ -299,24 +324,20 @@ class Table:
         self._added.add(_shard(key))
 
     def save(self, *, prune: bool = True) -> None:
-        if self._stored is None and not self._added:  # never read nor added to: as it was
+        if not self._stored and not self._added:  # never read nor added to: as it was
             return
-        stored = self._shards()
-        for shard in SHARDS:
-            used, old = self._used[shard], stored[shard]
-            stale = prune and len(old) > len(used)
-            if shard in self._added or stale:
+        for shard in SHARDS if prune else sorted(self._added):
+            used, old = self._used[shard], self._shard(shard)
+            if shard in self._added or (prune and len(old) > len(used)):
                 self.cache.put(
                     self.kind, f"{self.scope}-{shard}", used if prune else {**old, **used}
                 )
 
-    def _shards(self) -> dict[str, dict[str, Any]]:
-        if self._stored is None:
-            self._stored = {}
-            for shard in SHARDS:
-                entry = self.cache.get(self.kind, f"{self.scope}-{shard}")
-                self._stored[shard] = entry if isinstance(entry, dict) else {}
-        return self._stored
+    def _shard(self, shard: str) -> dict[str, Any]:
+        if shard not in self._stored:
+            entry = self.cache.get(self.kind, f"{self.scope}-{shard}")
+            self._stored[shard] = entry if isinstance(entry, dict) else {}
+        return self._stored[shard]
 
 
 def _shard(key: str) -> str:
@@ -386,37 +407,179 @@ class KeyMemo:
         return key
 
 
+@dataclass(frozen=True)
+class Closure:
+    """A file's closure as assembly found it (``assemble.ClosureMemo``), kept for the next
+    run: each look at the file system following its references made, with what it saw
+    (``seen``: a file's resolved path and digest, a place's absence, a Hydra app's digest),
+    the files it owns, its size, and the job it rooted as the load finished it (measured
+    and estimated) in JSON (``judged``: built and judged; ``job_json`` None then: no job)."""
+
+    seen: tuple[tuple[str, str, str], ...]
+    owned: tuple[str, ...]
+    size: int
+    job_json: bytes | None = None
+    judged: bool = False
+
+
+@dataclass(frozen=True)
+class Recall:
+    """A closure that still holds, as ``assemble`` takes it (``assemble.Recalled``)."""
+
+    kept: Closure
+    owned: set[Path]
+    memo: ClosureMemo
+
+    @property
+    def size(self) -> int:
+        return self.kept.size
+
+    @property
+    def judged(self) -> bool:
+        return self.kept.judged
+
+    def job(self) -> Job | None:
+        """The job the closure rooted last time, finished (``ClosureMemo.finished``)."""
+        if self.kept.job_json is None:
+            return None
+        job = _job().validate_json(self.kept.job_json)
+        self.memo.finished.add(id(job))
+        return job
+
+
+@functools.cache
+def _job() -> TypeAdapter[Job]:
+    from pydantic import TypeAdapter
+
+    from trainlint.job import Job
+
+    return TypeAdapter(Job)
+
+
+@dataclass
+class ClosureMemo:
+    """Closures carried from one run to the next (``assemble``): a file's closure, and the
+    job it rooted, are reused while every sighting its assembly made holds — each file it
+    loaded has the bytes and real path it had, each place looked in vain is still empty,
+    each file found still resolves where it did, each Hydra app read is unchanged. Given
+    only while every config and every measurement folder holds and the pack is the same
+    (``RunMemo.get``), so a reused job is reused finished: measured and estimated as it
+    was (``finished``); ``digests`` are the run's (taken before parsing, so a record never
+    vouches for bytes its documents were not read from)."""
+
+    digests: Digests
+    known: dict[str, Closure] = field(default_factory=dict)
+    made: dict[str, Closure] = field(default_factory=dict)
+    finished: set[int] = field(default_factory=set)
+    """The ``id`` of each job reused finished (no measuring or estimating again)."""
+    _judged: dict[str, Job | None] = field(default_factory=dict)
+
+    def recall(self, key: Path, space: Workspace) -> Recall | None:
+        kept = self.known.get(str(key))
+        if kept is None or not all(self._holds(sighting, space) for sighting in kept.seen):
+            return None
+        self.made[str(key)] = kept
+        return Recall(kept, set(map(Path, kept.owned)), self)
+
+    def keep(self, key: Path, sightings: list[Sighting], owned: set[Path], size: int) -> None:
+        seen = tuple((kind, path, self._seen(kind, Path(path))) for kind, path in
+                     dict.fromkeys(sightings))  # fmt: skip
+        self.made[str(key)] = Closure(seen, tuple(map(str, owned)), size)
+
+    def judge(self, key: Path, job: Job | None) -> None:
+        """The job built from the closure of ``key`` (None: no job), kept as it is once the
+        load has finished it (``records``)."""
+        if str(key) in self.made:
+            self._judged[str(key)] = job
+
+    def records(self) -> dict[str, Closure]:
+        """The closures of this run, each with its job as finished now."""
+        made = dict(self.made)
+        for key, job in self._judged.items():
+            json = None if job is None else _job().dump_json(job)
+            made[key] = replace(made[key], job_json=json, judged=True)
+        return made
+
+    def _seen(self, kind: str, path: Path) -> str:
+        """What a sighting of ``kind`` sees at ``path`` now ("-": nothing to vouch for)."""
+        if kind == "absent":
+            return "absent" if not present(path) else "-"
+        if kind == "present":
+            return str(resolved(path)) if present(path) else "-"
+        content = file_digest(path) if kind == "text" else self._digest(path)
+        return "-" if content is None else f"{resolved(path)}:{content}"
+
+    def _digest(self, path: Path) -> str | None:
+        real = resolved(path)
+        if real not in self.digests:
+            self.digests[real] = file_digest(path)
+        return self.digests[real]
+
+    def _holds(self, sighting: tuple[str, str, str], space: Workspace) -> bool:
+        kind, name, value = sighting
+        path = Path(name)
+        if value == "-" or self._seen(kind, path) != value:
+            return False
+        if kind == "absent":  # still a dependency of the load (``load_dependencies``)
+            space.probed.add(path)
+        elif kind == "doc":  # loaded as following the reference loaded it
+            space.load(path)
+        return True
+
+
 Misses = dict[Path, tuple[Path, str]]
 """The candidates to parse this run: resolved path → (the path as found, its document key)."""
 
 
+Stored = dict[Path, tuple[str, str]]
+"""The documents of a load the document table holds: resolved path → (the path as found, its
+document key). A stored load keeps these by reference (``restored_documents``)."""
+
+
 def fill_documents(
-    table: Table, paths: Sequence[Path], space: Workspace, digests: Digests, keys: KeyMemo
+    table: Table, paths: Sequence[Path], space: Workspace, carried: Carried
 ) -> Misses:
     """Put each candidate's cached document into ``space.documents`` (its digest into
-    ``digests``, its key into ``keys``); the others, for ``store_documents`` once they are
-    parsed."""
+    ``carried.digests``, its key into ``carried.keys``, and the reference into
+    ``carried.stored``); the others, for ``store_documents`` once they are parsed."""
     misses: Misses = {}
     for path in paths:
         real = resolved(path)
         if real in space.documents or real in misses:
             continue
-        key = keys.key(space, path, digests)
-        document = table.get(key) if key is not None else None
+        key = carried.keys.key(space, path, carried.digests)
+        if key is None:
+            continue
+        document = table.get(key)
         if document is not None:
             space.documents[real] = document
-        elif key is not None:
+            carried.stored[real] = (str(path), key)
+        else:
             misses[real] = (path, key)
     return misses
 
 
-def store_documents(table: Table, space: Workspace, misses: Misses) -> None:
+def store_documents(table: Table, space: Workspace, misses: Misses, stored: Stored) -> None:
     """Store the documents parsed this run, each only if its file still has the bytes its
     key was made from (a file edited while the run read it is parsed again next time)."""
     for real, (path, key) in misses.items():
         if real in space.documents and document_key(space, path) == key:
             table.put(key, space.documents[real])
+            stored[real] = (str(path), key)
     table.save()
+
+
+def restored_documents(
+    table: Table, stored: Stored, rest: Mapping[Path, Any], reread: Callable[[Path], Any]
+) -> dict[Path, Any]:
+    """A stored load's documents: the ``rest`` it kept itself, and each ``stored`` one from
+    the table; one the table no longer holds (a concurrent run of the scope dropped it) is
+    read again with ``reread`` (the load held, so its file has the bytes of its key)."""
+    documents = dict(rest)
+    for real, (path, key) in stored.items():
+        document = table.get(key)
+        documents[real] = document if document is not None else reread(Path(path))
+    return documents
 
 
 def load_dependencies(
@@ -476,46 +639,64 @@ class RunMemo:
     scope: str
     key: str
 
-    def get(self, keys: KeyMemo, salt: str) -> tuple[str, Any] | None:
+    def get(self, carried: Carried, salt: str) -> tuple[str, Any] | None:
         """The load's ``identity`` and the load, unpickled only once its dependencies are
         known to hold (the entry is signed as a whole, so the inner pickle is this user's
-        too); else None, with the load's document keys in ``keys`` where its configs hold
-        and ``salt`` (the run's config) is the same."""
+        too); else None, with what the load carried on (``carry``) in ``carried``."""
         entry = self.cache.get("run", self.scope)
-        if not isinstance(entry, tuple) or len(entry) != 4 or entry[0] != self.key:
+        if not isinstance(entry, tuple) or len(entry) != 3 or entry[0] != self.key:
             return None
-        _, dependencies, value, known = entry
+        _, dependencies, value = entry
         if not isinstance(dependencies, Dependencies):
             return None
-        if not dependencies.hold(keys.seen):
-            if _keys_of(known, salt) and dependencies.configs_hold(keys.seen):
-                keys.known = known[1]
+        if not dependencies.hold(carried.keys.seen):
+            self._carry(carried, salt, dependencies, identity(value))
             return None
         try:
             return identity(value), pickle.loads(value)  # inside a signed entry
         except Exception:  # as Cache.get: a miss
             return None
 
+    def _carry(self, carried: Carried, salt: str, dependencies: Dependencies, of: str) -> None:
+        """The stored load's document keys, where its configs hold and ``salt`` (the run's
+        config) is the same; its closures, where its measurement folders hold too. Kept in
+        an entry of its own (``carry``), read only when the load does not hold."""
+        entry = self.cache.get("carry", self.scope)
+        if not isinstance(entry, tuple) or len(entry) != 2 or entry[0] != of:
+            return
+        known = entry[1]
+        if not _carried(known, salt) or not dependencies.configs_hold(carried.keys.seen):
+            return
+        carried.keys.known = known[1]
+        if dependencies.measurements_hold():
+            carried.closures.known = known[2]
+
     def put(
-        self, dependencies: Dependencies, value: object, keys: tuple[str, DocumentKeys]
+        self,
+        dependencies: Dependencies,
+        value: object,
+        carried: tuple[str, DocumentKeys, dict[str, Closure]],
     ) -> str | None:
-        """Store the load and its document keys (the run config's ``salt``, ``made``); its
-        ``identity`` (None: it cannot be stored)."""
+        """Store the load, and what the next run may carry over (the run config's ``salt``,
+        the document keys and closures made); its ``identity`` (None: not stored)."""
         try:
             inner = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
             return None
-        self.cache.put("run", self.scope, (self.key, dependencies, inner, keys))
-        return identity(inner)
+        stored = identity(inner)
+        self.cache.put("run", self.scope, (self.key, dependencies, inner))
+        self.cache.put("carry", self.scope, (stored, carried))
+        return stored
 
 
-def _keys_of(known: object, salt: str) -> bool:
-    """Whether a stored entry's document keys are a run's of this ``salt``."""
+def _carried(known: object, salt: str) -> bool:
+    """Whether a stored entry's document keys and closures are a run's of this ``salt``."""
     return (
         isinstance(known, tuple)
-        and len(known) == 2
+        and len(known) == 3
         and known[0] == salt
         and isinstance(known[1], dict)
+        and isinstance(known[2], dict)
     )
 
 

@@ -184,15 +184,17 @@ class Loaded:
     """The folders the jobs' probe measurements were looked for in."""
     identity: str = ""
     """The cache's identity of this load (``caching.identity``; "": none, never reused)."""
-    pending: bytes = field(default=b"", repr=False)
-    """A restored load's documents, pickled, until ``read_documents`` needs them (a run whose
-    report is reused never does: ~0.13 s for 1,000 files)."""
+    pending: Callable[[], Documents] | None = field(default=None, repr=False, compare=False)
+    """A restored load's documents, until ``read_documents`` needs them (a run whose report
+    is reused never does: ~0.1 s for 1,000 files)."""
+    stored: caching.Stored = field(default_factory=dict, repr=False, compare=False)
+    """The documents the cache's document table holds, which a stored load names only."""
 
     def read_documents(self) -> Documents:
-        """``documents``, unpickled from the cache on first use (the entry was signed)."""
-        if self.pending:
-            self.documents.update(pickle.loads(self.pending))
-            self.pending = b""
+        """``documents``, restored from the cache on first use."""
+        if self.pending is not None:
+            self.documents.update(self.pending())
+            self.pending = None
         return self.documents
 
 
@@ -252,40 +254,48 @@ def _load(paths: Sequence[Path], run: _Run) -> Loaded:
     parts = [*map(str, found), *(str(resolved(path)) for path in found), repr(found.unread)]
     parts += [repr(found.roots), *map(str, run.own)]
     memo = caching.RunMemo(run.cache, scope, caching.digest(*parts, _pack_key(run.pack)))
-    keys, salt = caching.KeyMemo(), caching.digest(repr(run.configs.run))
-    entry = memo.get(keys, salt)
-    hit = _restored(entry[1]) if entry is not None else None
+    carried, salt = caching.Carried(), caching.digest(repr(run.configs.run))
+    entry = memo.get(carried, salt)
+    hit = _restored(entry[1], run, scope) if entry is not None else None
     if entry is not None and hit is not None:
         hit.identity = entry[0]
         return hit
-    digests: caching.Digests = {}
-    loaded = _load_found(found, run, scope, digests, keys)
-    read = (loaded.documents, run.configs, loaded.jobs, loaded.measured, digests)
-    stored = (caching.load_dependencies(*read), _stored(loaded), (salt, keys.made))
+    loaded = _load_found(found, run, scope, carried)
+    read = (loaded.documents, run.configs, loaded.jobs, loaded.measured, carried.digests)
+    stored = (caching.load_dependencies(*read), _stored(loaded), carried.made(salt))
     loaded.identity = memo.put(*stored) or ""
     return loaded
 
 
-def _restored(entry: object) -> Loaded | None:
-    """The load ``_stored`` kept (its documents left pickled until read); None when the
-    entry is not one, or its jobs no longer validate (a job model changed within a
+def _restored(entry: object, run: _Run, scope: str) -> Loaded | None:
+    """The load ``_stored`` kept (its documents left in the cache until read); None when
+    the entry is not one, or its jobs no longer validate (a job model changed within a
     version): a miss, never an error."""
     if not isinstance(entry, tuple) or len(entry) != 3 or not isinstance(entry[2], Loaded):
         return None
-    if not isinstance(entry[1], bytes):
+    if not isinstance(entry[1], bytes) or run.cache is None:
         return None
     try:
         jobs = _job_list().validate_json(entry[0])
     except ValueError:  # pydantic's ValidationError
         return None
-    return replace(entry[2], jobs=jobs, documents={}, pending=entry[1])
+    loaded: Loaded = entry[2]
+    table, rest = caching.Table(run.cache, "document", scope), entry[1]
+    space = Workspace(config=run.configs.run, configs=run.configs)
+
+    def documents() -> Documents:
+        return caching.restored_documents(table, loaded.stored, pickle.loads(rest), space.load)
+
+    return replace(loaded, jobs=jobs, documents={}, pending=documents)
 
 
 def _stored(loaded: Loaded) -> tuple[bytes, bytes, Loaded]:
     """A load as the cache keeps it: the jobs as JSON (pydantic writes 583 jobs in ~0.03 s
     and reads them back as fast as pickle does, which takes ~0.3 s to write them), the
-    documents pickled apart (read only when needed), the rest pickled."""
-    documents = pickle.dumps(loaded.read_documents(), protocol=pickle.HIGHEST_PROTOCOL)
+    documents the document table holds by their keys (``Loaded.stored``) and the others
+    pickled apart (read only when needed), the rest pickled."""
+    rest = {path: doc for path, doc in loaded.read_documents().items() if path not in loaded.stored}
+    documents = pickle.dumps(rest, protocol=pickle.HIGHEST_PROTOCOL)
     return _job_list().dump_json(loaded.jobs), documents, replace(loaded, jobs=[], documents={})
 
 
@@ -302,38 +312,36 @@ def _load_found(
     found: Candidates,
     run: _Run,
     scope: str | None,
-    digests: caching.Digests | None = None,
-    keys: caching.KeyMemo | None = None,
+    carried: caching.Carried | None = None,
 ) -> Loaded:
     """Parse, assemble and estimate the ``found`` candidates; with a cache (``scope``), the
-    documents and estimates of unchanged files and jobs come from it (each file's digest,
-    taken once, kept in ``digests``; its document key in ``keys``, the last run's reused
-    where the file's bytes are unchanged)."""
+    documents and estimates of unchanged files and jobs come from it, and what the last
+    load ``carried`` on (each file's digest, taken once; its document key, the last run's
+    where the file's bytes are unchanged; each file's closure and job, the last run's while
+    all it saw holds)."""
     space = Workspace(config=run.configs.run, configs=run.configs, overlay=dict(run.overlay))
     tables = _Tables.of(run.cache, scope)
+    carried = carried if tables else None
     misses = (
-        caching.fill_documents(
-            tables.documents,
-            found,
-            space,
-            digests if digests is not None else {},
-            keys or caching.KeyMemo(),
-        )
-        if tables
+        caching.fill_documents(tables.documents, found, space, carried)
+        if tables and carried
         else {}
     )
     read_documents(found, space, worker_count(len(misses) if tables else len(found), run.workers))
-    jobs = assemble(found, space)
+    jobs = assemble(found, space, carried.closures if carried else None)
+    finished = carried.closures.finished if carried else set()  # as the last run left them
     measured = _by_measurement_root(jobs, run.configs)
     for folder, measured_jobs in measured.items():  # estimates use them
-        attach_measurements(measured_jobs, folder)
-    _estimate_all(jobs, run.pack, tables.estimates if tables else None)
-    if tables:
-        caching.store_documents(tables.documents, space, misses)
-    if digests is not None:  # where references found nothing: the load holds while they stay so
-        digests.update({Path(os.path.abspath(p)): None for p in space.probed})
+        attach_measurements([job for job in measured_jobs if id(job) not in finished], folder)
+    fresh = [job for job in jobs if id(job) not in finished]
+    _estimate_all(fresh, run.pack, tables.estimates if tables else None, prune=not finished)
+    if tables and carried:
+        caching.store_documents(tables.documents, space, misses, carried.stored)
+    if carried:  # where references found nothing: the load holds while they stay so
+        carried.digests.update({Path(os.path.abspath(p)): None for p in space.probed})
     loaded = Loaded(jobs, outcomes(found, space, jobs), space.documents, scope or "")
     loaded.measured = list(measured)
+    loaded.stored = carried.stored if carried else {}
     return loaded
 
 
@@ -351,9 +359,12 @@ class _Tables:
         return cls(caching.Table(cache, "document", scope), caching.Table(cache, "estimate", scope))
 
 
-def _estimate_all(jobs: Sequence[Job], pack: Pack, table: caching.Table | None) -> None:
+def _estimate_all(
+    jobs: Sequence[Job], pack: Pack, table: caching.Table | None, *, prune: bool = True
+) -> None:
     """Fill each job's estimates: from ``table`` when the same job was estimated with the
-    same pack data before."""
+    same pack data before (the table keeps only this run's entries when ``prune``: not when
+    some jobs were reused finished, whose entries this run does not look up)."""
     params, limits = EstimateParams.of(pack.data, pack.name), RuleLimits.of(pack.data)
     salt = caching.data_digest(pack.data)
     for job in jobs:
@@ -366,7 +377,7 @@ def _estimate_all(jobs: Sequence[Job], pack: Pack, table: caching.Table | None) 
         if table is not None:
             table.put(key, job.estimates)
     if table is not None:
-        table.save()
+        table.save(prune=prune)
 
 
 def _by_measurement_root(jobs: Sequence[Job], configs: Configs) -> dict[Path, list[Job]]:
@@ -376,11 +387,17 @@ def _by_measurement_root(jobs: Sequence[Job], configs: Configs) -> dict[Path, li
     grouped: dict[Path, list[Job]] = {}
     for job in jobs:
         config = configs.closest(job.id)
-        folder = (
-            config.root if config.source is not None else Path(job.id).absolute().parent.resolve()
-        )
+        folder = config.root if config.source is not None else _real_folder(job.id)
         grouped.setdefault(folder, []).append(job)
     return grouped
+
+
+def _real_folder(file: str) -> Path:
+    """The real path of the folder holding ``file``: its own real path's folder, which
+    assembly resolved already (``resolved`` remembers it), unless the file is a symlink."""
+    if os.path.islink(file):
+        return resolved(Path(os.path.dirname(os.path.abspath(file))))
+    return resolved(Path(file)).parent
 
 
 def _refuse_missing(paths: Sequence[Path]) -> None:

@@ -14,6 +14,7 @@ import os
 import re
 import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +33,10 @@ from trainlint.sources import broken, read_document
 from trainlint.sources.base import Document, Input, Reference, Skipped, keep_trainlint_lines
 from trainlint.sources.base.workloads import looks_like_training
 from trainlint.sources.structured import MAX_BYTES
+
+Sighting = tuple[str, str]
+"""A look at the file system made following a reference, as (kind, path): "doc", a file
+loaded; "present" or "absent", a place a file was looked for; "text", a Hydra app read."""
 
 
 def display(path: Path) -> str:
@@ -64,8 +69,12 @@ class Workspace:
     probed: set[Path] = field(default_factory=set)
     """Where a reference was looked for and no file was (``locate``): a file created there
     changes which file the reference names, so a cached load depends on their absence."""
+    sightings: list[Sighting] | None = None
+    """While a list (``watching``), every look at the file system made to follow references:
+    what a cached job's assembly depends on (``cache.ClosureMemo``)."""
 
     def load(self, path: Path) -> Document | Skipped:
+        self._sight("doc", path)
         key = resolved(path)
         if key not in self.documents:
             config = self.configs.of(path) if self.configs is not None else self.config
@@ -78,6 +87,19 @@ class Workspace:
                 read_file(path, forced) if unsaved is None else read_text(path, unsaved, forced)
             )
         return self.documents[key]
+
+    @contextmanager
+    def watching(self) -> Iterator[list[Sighting]]:
+        """Note every ``Sighting`` made in the block, into the list it yields."""
+        outer, self.sightings = self.sightings, []
+        try:
+            yield self.sightings
+        finally:
+            self.sightings = outer
+
+    def _sight(self, kind: str, path: Path) -> None:
+        if self.sightings is not None:
+            self.sightings.append((kind, str(path)))
 
     def admit(self, paths: Sequence[Path]) -> None:
         """Take the checked roots of the paths a run was given (once, the first time)."""
@@ -117,9 +139,9 @@ class Workspace:
         app = self.resolve_reference(reference.anchor, referrer) if reference.anchor else None
         if reference.anchor is not None and app is None:
             return f"relative to {reference.anchor}, which is not in the repository"
-        if reference.in_app_config and app is not None and hydra_main_folder(app) is None:
+        if reference.in_app_config and app is not None and self._app_folder(app) is None:
             return f"in the config_path of {reference.anchor}'s @hydra.main, which names none"
-        if reference.app_config_name and app is not None and hydra_main_name(app) is None:
+        if reference.app_config_name and app is not None and self._app_name(app) is None:
             return f"the config_name of {reference.anchor}'s @hydra.main, which names none"
         return None
 
@@ -128,13 +150,21 @@ class Workspace:
         if not reference.in_app_config:
             return self._search(reference.path, referrer)
         app = self.resolve_reference(reference.anchor, referrer) if reference.anchor else None
-        folder = hydra_main_folder(app) if app is not None else None
+        folder = self._app_folder(app) if app is not None else None
         name: str | None = reference.path
         if app is not None and reference.app_config_name:
-            name = _yaml_name(hydra_main_name(app))
+            name = _yaml_name(self._app_name(app))
         if app is None or folder is None or not name:
             return None, None
         return self._pick([app.parent / folder / name])
+
+    def _app_folder(self, app: Path) -> str | None:
+        self._sight("text", app)
+        return hydra_main_folder(app)
+
+    def _app_name(self, app: Path) -> str | None:
+        self._sight("text", app)
+        return hydra_main_name(app)
 
     def _search(self, written: str, referrer: Path) -> tuple[Path | None, str | None]:
         return self._pick(self._tried(written, referrer))
@@ -160,9 +190,11 @@ class Workspace:
         outside it is not read (None when none is present)."""
         refused: str | None = None
         for candidate in tried:
-            if not _present(candidate):
+            if not present(candidate):
                 self.probed.add(candidate)
+                self._sight("absent", candidate)
                 continue
+            self._sight("present", candidate)
             if self.admits(candidate):
                 return candidate, None
             where = resolved(candidate)
@@ -206,7 +238,7 @@ def _yaml_name(name: str | None) -> str | None:
     return name if name.endswith((".yaml", ".yml")) else f"{name}.yaml"
 
 
-def _present(path: Path) -> bool:
+def present(path: Path) -> bool:
     """Whether a reference finds a file at ``path``: anything but a folder or nothing. A FIFO,
     a device or a symlink loop is found, and ``read_file`` reports it (TL901) without opening
     it; a dangling link is missing."""
