@@ -21,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.conftest import EXAMPLES, REPO
-from trainlint import assemble, cli
+from trainlint import assemble, cli, lint
 from trainlint import cache as caching
 from trainlint.job import Job
 from trainlint.lint import CheckOptions, check
@@ -447,3 +447,27 @@ def test_a_load_s_documents_dropped_from_the_table_are_read_again(tmp_path: Path
     shutil.rmtree(cache.folder / "document")
     shutil.rmtree(cache.folder / "report")  # so the report is made again from the documents
     assert rendered(root, cache=True) == fresh
+
+
+def test_findings_are_made_again_only_for_the_edited_job_and_fixes_follow_the_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each job's findings and fixes come from the cache while its evaluation and its files'
+    bytes are the same: an edit that leaves the job's facts as they were (``1`` written
+    ``0x1``) still moves the fix's edit, so the job's findings are made again."""
+    root = project(tmp_path, "llama3-sft", "gpt2-finetune")
+    check([root], CheckOptions(cache=True))
+    made: list[str] = []
+    make = lint._made_findings
+
+    def counted(job: Job, *args: Any) -> lint.Made:
+        made.append(job.id)
+        return make(job, *args)
+
+    monkeypatch.setattr(lint, "_made_findings", counted)
+    member = root / "llama3-sft" / "configs" / "sft.yaml"
+    member.write_text(member.read_text().replace("logging_steps: 1\n", "logging_steps: 0x1\n"))
+
+    assert rendered(root, cache=True) == rendered(root, cache=False)  # SARIF holds the fixes
+    assert made[0] == "llama3-sft/train.slurm"  # the cached run: the edited job's only
+    assert len(made) == 1 + 2  # the uncached run: every job's

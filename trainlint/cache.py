@@ -420,6 +420,8 @@ class Closure:
     size: int
     job_json: bytes | None = None
     judged: bool = False
+    fingerprint: str = ""
+    """A digest of ``seen``: of every file of the job, each with its bytes."""
 
 
 @dataclass(frozen=True)
@@ -444,6 +446,7 @@ class Recall:
             return None
         job = _job().validate_json(self.kept.job_json)
         self.memo.finished.add(id(job))
+        self.memo.fingerprints[id(job)] = self.kept.fingerprint
         return job
 
 
@@ -472,6 +475,8 @@ class ClosureMemo:
     made: dict[str, Closure] = field(default_factory=dict)
     finished: set[int] = field(default_factory=set)
     """The ``id`` of each job reused finished (no measuring or estimating again)."""
+    fingerprints: dict[int, str] = field(default_factory=dict)
+    """Each job's closure's ``Closure.fingerprint``, by the job's ``id``."""
     _judged: dict[str, Job | None] = field(default_factory=dict)
 
     def recall(self, key: Path, space: Workspace) -> Recall | None:
@@ -484,13 +489,16 @@ class ClosureMemo:
     def keep(self, key: Path, sightings: list[Sighting], owned: set[Path], size: int) -> None:
         seen = tuple((kind, path, self._seen(kind, Path(path))) for kind, path in
                      dict.fromkeys(sightings))  # fmt: skip
-        self.made[str(key)] = Closure(seen, tuple(map(str, owned)), size)
+        kept = Closure(seen, tuple(map(str, owned)), size, fingerprint=digest(repr(seen)))
+        self.made[str(key)] = kept
 
     def judge(self, key: Path, job: Job | None) -> None:
         """The job built from the closure of ``key`` (None: no job), kept as it is once the
         load has finished it (``records``)."""
         if str(key) in self.made:
             self._judged[str(key)] = job
+            if job is not None:
+                self.fingerprints[id(job)] = self.made[str(key)].fingerprint
 
     def records(self) -> dict[str, Closure]:
         """The closures of this run, each with its job as finished now."""

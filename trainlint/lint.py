@@ -189,6 +189,9 @@ class Loaded:
     is reused never does: ~0.1 s for 1,000 files)."""
     stored: caching.Stored = field(default_factory=dict, repr=False, compare=False)
     """The documents the cache's document table holds, which a stored load names only."""
+    fingerprints: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    """Each job's ``cache.Closure.fingerprint`` (its files and their bytes), by job id: what
+    its findings' fixes read (``_MadeFindings``); empty without a cache."""
 
     def read_documents(self) -> Documents:
         """``documents``, restored from the cache on first use."""
@@ -342,6 +345,9 @@ def _load_found(
     loaded = Loaded(jobs, outcomes(found, space, jobs), space.documents, scope or "")
     loaded.measured = list(measured)
     loaded.stored = carried.stored if carried else {}
+    if carried:
+        printed = carried.closures.fingerprints
+        loaded.fingerprints = {job.id: printed[id(job)] for job in jobs if id(job) in printed}
     return loaded
 
 
@@ -449,12 +455,11 @@ def _report(loaded: Loaded, plan: RunPlan, options: CheckOptions) -> Report:
     plan = _nested_configs(plan, loaded.files)
     if options.context is not None:
         options.context(loaded.jobs, plan.pack.data.get("trainlint", {}).get("params", {}))
-    report = _evaluate(loaded, plan, options)
+    report = _evaluate(loaded, plan, options)  # each job's findings come with their fixes
     if plan.files is not None:
         _check_files(report, loaded, plan.files)
     suppressions = _suppress(report, loaded.read_documents(), plan, options)
     report.findings += _governance(report, plan, suppressions)
-    report.findings = attach_fixes(report.findings, report.jobs, report.params, plan.root)
     report.findings.sort(key=sort_key)
     return report
 
@@ -682,16 +687,26 @@ def _check_files(report: Report, loaded: Loaded, files: FileMode) -> None:
 
 def _evaluate(loaded: Loaded, plan: RunPlan, options: CheckOptions) -> Report:
     """Run the selected rules on each loaded job (trainlint's own files were excluded from
-    loading); TL907 on the run's files."""
+    loading), each job's findings with their fixes; TL907 on the run's files."""
     running = tuple(rule for rule in plan.pack.rules if plan.runs_anywhere(rule))
     params = plan.pack.data.get("trainlint", {}).get("params", {})
     report = Report(jobs=loaded.jobs, rules=running, params=params, files=loaded.files)
     reported = {_package(rule) for rule in running if _package(rule) not in GOVERNANCE}
-    for job, evaluation in zip(report.jobs, _evaluations(loaded, plan, options), strict=True):
+    evaluations, keys = _evaluations(loaded, plan, options)
+    made = _MadeFindings.of(loaded, plan, options)
+    for job, evaluation, key in zip(report.jobs, evaluations, keys, strict=True):
         if evaluation.error is not None:
             report.errors.append(RunError(job=job.id, message=evaluation.error))
-        else:
-            report.findings += _job_findings(job, evaluation, plan, reported - {UNSUPPORTED})
+            continue
+        memo = made.key(job, key) if made is not None else ""
+        kept = made.get(memo) if made is not None else None
+        if kept is None:
+            kept = _made_findings(job, evaluation, plan, reported - {UNSUPPORTED}, params)
+            if made is not None:
+                made.put(memo, kept)
+        report.findings += [f for package, f in kept if _runs(plan, package, f)]
+    if made is not None:
+        made.table.save(prune=options.changed is None)
     if UNSUPPORTED in reported:
         rule = plan.rules[UNSUPPORTED]
         found = _unsupported(report, plan.engine, rule, options.strict)
@@ -699,9 +714,72 @@ def _evaluate(loaded: Loaded, plan: RunPlan, options: CheckOptions) -> Report:
     return report
 
 
-def _evaluations(loaded: Loaded, plan: RunPlan, options: CheckOptions) -> list[Evaluation]:
+Made = list[tuple[str, Finding]]
+"""One job's findings with their fixes, each with its rule's package ("" for a conftest
+namespace's, which the namespaces select): before the per-file selection (``_runs``)."""
+
+
+def _made_findings(
+    job: Job, evaluation: Evaluation, plan: RunPlan, packages: set[str], params: dict[str, Any]
+) -> Made:
+    """One job's findings of the rule ``packages`` that run anywhere, and of the conftest
+    namespaces, each with its fix (``trainlint.fix``)."""
+    made: Made = [("", finding) for finding in evaluation.conftest]
+    for package, raws in evaluation.results.items():
+        if package in packages:
+            rule = plan.rules[package]
+            made += [(package, make_finding(job, rule.id, rule.slug, rule.severity, raw))
+                     for raw in raws]  # fmt: skip
+    fixed = attach_fixes([finding for _, finding in made], [job], params, plan.root)
+    return [(package, finding) for (package, _), finding in zip(made, fixed, strict=True)]
+
+
+def _runs(plan: RunPlan, package: str, finding: Finding) -> bool:
+    """Whether a made finding is reported: its rule runs for its file's config."""
+    return not package or plan.runs_in(plan.rules[package], finding.file)
+
+
+@dataclass(frozen=True)
+class _MadeFindings:
+    """Each job's made findings (``Made``) from the cache, keyed by the job's evaluation key
+    (its input, the engine, the pack), its files and their bytes (``Loaded.fingerprints``:
+    the fixes read them), the rules' ids, slugs and severities, the rules that run, and the
+    root."""
+
+    table: caching.Table
+    fingerprints: Mapping[str, str]
+    salt: str
+
+    @classmethod
+    def of(cls, loaded: Loaded, plan: RunPlan, options: CheckOptions) -> _MadeFindings | None:
+        if plan.cache is None or not loaded.fingerprints or options.context is not None:
+            return None
+        rules = sorted((p, r.id, r.slug, r.severity) for p, r in plan.rules.items())
+        running = sorted(p for p, r in plan.rules.items() if plan.runs_anywhere(r))
+        salt = caching.digest(repr(rules), repr(running), str(plan.root))
+        table = caching.Table(plan.cache, "findings", loaded.scope)
+        return cls(table, loaded.fingerprints, salt)
+
+    def key(self, job: Job, evaluated: str) -> str:
+        """The job's key ("": none, its findings are made afresh)."""
+        printed = self.fingerprints.get(job.id)
+        return caching.digest(self.salt, evaluated, printed) if evaluated and printed else ""
+
+    def get(self, key: str) -> Made | None:
+        made = self.table.get(key) if key else None
+        return made if isinstance(made, list) else None
+
+    def put(self, key: str, made: Made) -> None:
+        if key:
+            self.table.put(key, made)
+
+
+def _evaluations(
+    loaded: Loaded, plan: RunPlan, options: CheckOptions
+) -> tuple[list[Evaluation], list[str]]:
     """Each job's evaluation, in ``workers`` processes unless the engine is a server; from
-    the cache for a job whose input was evaluated before with the same pack and engine."""
+    the cache for a job whose input was evaluated before with the same pack and engine;
+    with each one's cache key ("": none)."""
     jobs = loaded.jobs
     remote = engines.ENGINES[options.engine_name].remote  # one server: requests stay in order
     count = 1 if remote else worker_count(len(jobs), options.workers)
@@ -709,13 +787,13 @@ def _evaluations(loaded: Loaded, plan: RunPlan, options: CheckOptions) -> list[E
         options.engine_name, plan.pack, options.namespaces, options.all_namespaces
     )
     if plan.cache is None or remote or not caching.deterministic(plan.pack.modules):
-        return evaluate_jobs(spec, jobs, count, plan.engine)
+        return evaluate_jobs(spec, jobs, count, plan.engine), [""] * len(jobs)
     return _memoized_evaluations(spec, loaded, plan, options)
 
 
 def _memoized_evaluations(
     spec: EvaluationSpec, loaded: Loaded, plan: RunPlan, options: CheckOptions
-) -> list[Evaluation]:
+) -> tuple[list[Evaluation], list[str]]:
     """``evaluate_jobs`` for the jobs whose input no run evaluated before (one evaluation
     for jobs of the same input), the rest from the cache; errors are never stored (a
     timeout may pass next time)."""
@@ -738,7 +816,7 @@ def _memoized_evaluations(
         if evaluation.error is None:
             table.put(key, evaluation)
     table.save(prune=options.changed is None)
-    return [found[key] for key in keys]
+    return [found[key] for key in keys], keys
 
 
 def _input_digest(job: Job) -> str:
@@ -747,20 +825,6 @@ def _input_digest(job: Job) -> str:
     only a miss). Made from the job as it is when evaluated, after anything that fills it in
     after loading."""
     return caching.digest(job.model_dump_json(by_alias=True))
-
-
-def _job_findings(
-    job: Job, evaluation: Evaluation, plan: RunPlan, packages: set[str]
-) -> list[Finding]:
-    """One job's findings: of the rule ``packages`` that run, and of the conftest namespaces
-    (the namespaces select those, not ``--select``)."""
-    findings = list(evaluation.conftest)
-    for package, raws in evaluation.results.items():
-        if package in packages:
-            rule = plan.rules[package]
-            made = [make_finding(job, rule.id, rule.slug, rule.severity, raw) for raw in raws]
-            findings += [finding for finding in made if plan.runs_in(rule, finding.file)]
-    return findings
 
 
 def _suppress(
