@@ -471,3 +471,17 @@ def test_findings_are_made_again_only_for_the_edited_job_and_fixes_follow_the_te
     assert rendered(root, cache=True) == rendered(root, cache=False)  # SARIF holds the fixes
     assert made[0] == "llama3-sft/train.slurm"  # the cached run: the edited job's only
     assert len(made) == 1 + 2  # the uncached run: every job's
+
+
+def test_a_load_knows_each_job_s_input_digest_as_evaluation_makes_it(tmp_path: Path) -> None:
+    """The digest of each job's Rego input, carried with the job's closure (evaluations are
+    looked up by it without serializing every job again), is the one evaluation makes."""
+    root = project(tmp_path, "llama3-sft", "gpt2-finetune")
+    cache = caching.Cache.open(root / caching.CACHE_DIR)
+    first = lint.load([root], cache=cache)
+    script = root / "gpt2-finetune" / "run.sh"
+    script.write_text(script.read_text() + "# edited\n")
+    edited = lint.load([root], cache=cache)  # one job built, one reused finished
+    warm = lint.load([root], cache=cache)  # restored whole
+    for loaded in (first, edited, warm):
+        assert loaded.inputs == {job.id: lint._input_digest(job) for job in loaded.jobs}

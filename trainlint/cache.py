@@ -35,7 +35,7 @@ import os
 import pickle
 import secrets
 import tempfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 
 CACHE_DIR = ".trainlint_cache"
 """The default cache folder, in the project root (``cache-dir`` in the config moves it)."""
-FORMAT = 4
+FORMAT = 5
 """Bumped when what an entry holds changes shape within a version."""
 SIGNATURE = 32  # bytes of HMAC-SHA256 before each entry's pickle
 GITIGNORE = "# Automatically created by trainlint.\n*\n"
@@ -178,6 +178,8 @@ class Carried:
     closures: ClosureMemo = field(init=False)
     stored: Stored = field(default_factory=dict)
     """The load's documents the document table holds (``fill_documents``)."""
+    listed: Listed = field(default_factory=dict)
+    """Each folder's config files, as checking the last load listed them."""
 
     def __post_init__(self) -> None:
         self.closures = ClosureMemo(self.digests)
@@ -214,10 +216,11 @@ class Dependencies:
         """``config_folders``: each folder searched and its config files (``configs_in``);
         ``digests``: the files' digests taken before they were parsed (a file edited
         during the run then differs next time); the others are taken now."""
+        named = sorted((str(path), path) for path in set(files))  # strings sort fast, Paths not
         return cls(
             tuple(
-                (str(path), digests[path] if path in digests else file_digest(path))
-                for path in sorted(set(files))
+                (name, digests[path] if path in digests else file_digest(path))
+                for name, path in named
             ),
             tuple(sorted(config_folders.items())),
             tuple((str(folder), folder_digest(folder)) for folder in sorted(set(measured))),
@@ -239,14 +242,26 @@ class Dependencies:
         """Whether every measurement folder is as it was."""
         return all(folder_digest(Path(f)) == known for f, known in self.measurements)
 
-    def configs_hold(self, seen: Mapping[str, str | None]) -> bool:
+    def configs_hold(self, seen: Mapping[str, str | None], listed: Listed) -> bool:
         """Whether every config file and each folder searched for one is as it was (each
-        file's digest from ``seen`` where ``hold`` took it)."""
+        file's digest from ``seen`` where ``hold`` took it; each folder's config files
+        kept in ``listed``, for the next load's dependencies)."""
         return all(
             (seen[path] if path in seen else file_digest(path)) == known
             for path, known in self.files
             if path in self.configs
-        ) and all(configs_in(folder) == known for folder, known in self.config_folders)
+        ) and all(_listed(folder, listed) == known for folder, known in self.config_folders)
+
+
+Listed = dict[str, tuple[str, ...]]
+"""Each folder's config files (``configs_in``) as one run listed them."""
+
+
+def _listed(folder: str, listed: Listed) -> tuple[str, ...]:
+    """``configs_in``, each folder listed once per run (kept in ``listed``)."""
+    if folder not in listed:
+        listed[folder] = configs_in(folder)
+    return listed[folder]
 
 
 def configs_in(folder: str) -> tuple[str, ...]:
@@ -423,11 +438,18 @@ class Closure:
     fingerprint: str = ""
     """A digest of ``seen``: of every file of the job, each with its bytes."""
 
+    @property
+    def input_digest(self) -> str:
+        """The digest of the job's JSON (with aliases: what its Rego input is made from),
+        as ``lint`` keys evaluations by ("": no job)."""
+        return digest(self.job_json) if self.job_json is not None else ""
+
 
 @dataclass(frozen=True)
 class Recall:
     """A closure that still holds, as ``assemble`` takes it (``assemble.Recalled``)."""
 
+    key: str
     kept: Closure
     owned: set[Path]
     memo: ClosureMemo
@@ -444,10 +466,16 @@ class Recall:
         """The job the closure rooted last time, finished (``ClosureMemo.finished``)."""
         if self.kept.job_json is None:
             return None
-        job = _job().validate_json(self.kept.job_json)
+        job = restored_job(self.kept)
         self.memo.finished.add(id(job))
-        self.memo.fingerprints[id(job)] = self.kept.fingerprint
+        self.memo.roots[id(job)] = self.key
         return job
+
+
+def restored_job(closure: Closure) -> Job:
+    """The job a closure rooted, as the load that made it finished it; ValueError (pydantic's
+    ValidationError) when it no longer validates (a job model changed within a version)."""
+    return _job().validate_json(closure.job_json or b"")
 
 
 @functools.cache
@@ -475,8 +503,8 @@ class ClosureMemo:
     made: dict[str, Closure] = field(default_factory=dict)
     finished: set[int] = field(default_factory=set)
     """The ``id`` of each job reused finished (no measuring or estimating again)."""
-    fingerprints: dict[int, str] = field(default_factory=dict)
-    """Each job's closure's ``Closure.fingerprint``, by the job's ``id``."""
+    roots: dict[int, str] = field(default_factory=dict)
+    """The key of each job's closure (its entry file's real path), by the job's ``id``."""
     _judged: dict[str, Job | None] = field(default_factory=dict)
 
     def recall(self, key: Path, space: Workspace) -> Recall | None:
@@ -484,7 +512,7 @@ class ClosureMemo:
         if kept is None or not all(self._holds(sighting, space) for sighting in kept.seen):
             return None
         self.made[str(key)] = kept
-        return Recall(kept, set(map(Path, kept.owned)), self)
+        return Recall(str(key), kept, set(map(Path, kept.owned)), self)
 
     def keep(self, key: Path, sightings: list[Sighting], owned: set[Path], size: int) -> None:
         seen = tuple((kind, path, self._seen(kind, Path(path))) for kind, path in
@@ -498,13 +526,13 @@ class ClosureMemo:
         if str(key) in self.made:
             self._judged[str(key)] = job
             if job is not None:
-                self.fingerprints[id(job)] = self.made[str(key)].fingerprint
+                self.roots[id(job)] = str(key)
 
     def records(self) -> dict[str, Closure]:
         """The closures of this run, each with its job as finished now."""
         made = dict(self.made)
         for key, job in self._judged.items():
-            json = None if job is None else _job().dump_json(job)
+            json = None if job is None else _job().dump_json(job, by_alias=True)
             made[key] = replace(made[key], job_json=json, judged=True)
         return made
 
@@ -595,29 +623,31 @@ def load_dependencies(
     configs: Configs,
     jobs: Sequence[Job],
     measured: Iterable[Path],
-    digests: Digests,
+    carried: Carried,
 ) -> Dependencies:
     """What a load read: every document, each folder a file's config was looked for in (and
     the config files there, and each config's ``extend`` base), the measurement folders, and
     the files a job references that are missing (TL904 ends when one is created); with
-    ``digests``, each candidate's and each place a reference was looked for in vain (a file
-    created nearer its referrer is the one it names then)."""
+    ``carried``'s digests, each candidate's and each place a reference was looked for in vain
+    (a file created nearer its referrer is the one it names then); each folder listed once a
+    run (``Carried.listed``)."""
     from trainlint.measurement import MEASUREMENTS_DIR
 
+    digests = carried.digests
     files = {*documents, *digests}  # every candidate, and where a reference found no file
     config_files: set[Path] = set()
     for job in jobs:
         for missing in job.missing_references:
             here = Path(os.path.dirname(missing.file)) / missing.path
             files.update(Path(os.path.abspath(p)) for p in (missing.path, here))
-    parents = {path.parent for path in documents}  # siblings share one search
+    parents = {os.path.dirname(path) for path in map(str, documents)}  # siblings: one search
     folders: set[str] = set()
     for parent in parents:  # a search that reaches a folder searched before goes on as it did
-        for folder in map(str, _config_search(parent)):
+        for folder in _config_search(parent):
             if folder in folders:
                 break
             folders.add(folder)
-    listed = {folder: configs_in(folder) for folder in folders}  # each folder listed once
+    listed = {folder: _listed(folder, carried.listed) for folder in folders}
     for folder, names in listed.items():
         config_files.update(Path(folder) / name for name in names)
     for config in configs.used():
@@ -629,13 +659,15 @@ def load_dependencies(
     return Dependencies.of(files | config_files, listed, measurements, digests, config_files)
 
 
-def _config_search(folder: Path) -> Iterable[Path]:
+def _config_search(folder: str) -> Iterator[str]:
     """The folders ``Configs`` searches for the config of a file in ``folder``: it and each
     parent up to the top of the git work tree (a folder holding ``.git``)."""
-    for searched in (folder, *folder.parents):
-        yield searched
-        if (searched / ".git").exists():
+    while True:
+        yield folder
+        parent = os.path.dirname(folder)
+        if parent == folder or os.path.exists(os.path.join(folder, ".git")):
             return
+        folder = parent
 
 
 @dataclass(frozen=True)
@@ -647,33 +679,48 @@ class RunMemo:
     scope: str
     key: str
 
-    def get(self, carried: Carried, salt: str) -> tuple[str, Any] | None:
-        """The load's ``identity`` and the load, unpickled only once its dependencies are
-        known to hold (the entry is signed as a whole, so the inner pickle is this user's
-        too); else None, with what the load carried on (``carry``) in ``carried``."""
+    def get(self, carried: Carried, salt: str) -> tuple[str, Any, dict[str, Closure]] | None:
+        """The load's ``identity``, the load, unpickled only once its dependencies are known
+        to hold (the entry is signed as a whole, so the inner pickle is this user's too),
+        and the closures holding its jobs; else None, with what the load carried on in
+        ``carried``."""
         entry = self.cache.get("run", self.scope)
-        if not isinstance(entry, tuple) or len(entry) != 3 or entry[0] != self.key:
+        if not isinstance(entry, tuple) or len(entry) != 4 or entry[0] != self.key:
             return None
-        _, dependencies, value = entry
+        _, dependencies, value, stored = entry
         if not isinstance(dependencies, Dependencies):
             return None
         if not dependencies.hold(carried.keys.seen):
-            self._carry(carried, salt, dependencies, identity(value))
+            self._carry(carried, salt, dependencies, stored)
+            return None
+        closures = self._carried(stored)
+        if closures is None:
             return None
         try:
-            return identity(value), pickle.loads(value)  # inside a signed entry
+            return stored, pickle.loads(value), closures[2]  # inside a signed entry
         except Exception:  # as Cache.get: a miss
             return None
 
+    def _carried(self, stored: str) -> tuple[str, DocumentKeys, dict[str, Closure]] | None:
+        """What the load of identity ``stored`` carried on (the ``carry`` entry, kept apart
+        so a load that does not hold reads only that): None when absent or another's."""
+        entry = self.cache.get("carry", self.scope)
+        if not isinstance(entry, tuple) or len(entry) != 2 or entry[0] != stored:
+            return None
+        known = entry[1]
+        if not isinstance(known, tuple) or len(known) != 3:
+            return None
+        if not isinstance(known[1], dict) or not isinstance(known[2], dict):
+            return None
+        return known
+
     def _carry(self, carried: Carried, salt: str, dependencies: Dependencies, of: str) -> None:
         """The stored load's document keys, where its configs hold and ``salt`` (the run's
-        config) is the same; its closures, where its measurement folders hold too. Kept in
-        an entry of its own (``carry``), read only when the load does not hold."""
-        entry = self.cache.get("carry", self.scope)
-        if not isinstance(entry, tuple) or len(entry) != 2 or entry[0] != of:
+        config) is the same; its closures, where its measurement folders hold too."""
+        known = self._carried(of)
+        if known is None or known[0] != salt:
             return
-        known = entry[1]
-        if not _carried(known, salt) or not dependencies.configs_hold(carried.keys.seen):
+        if not dependencies.configs_hold(carried.keys.seen, carried.listed):
             return
         carried.keys.known = known[1]
         if dependencies.measurements_hold():
@@ -684,35 +731,27 @@ class RunMemo:
         dependencies: Dependencies,
         value: object,
         carried: tuple[str, DocumentKeys, dict[str, Closure]],
+        jobs: Sequence[bytes],
     ) -> str | None:
-        """Store the load, and what the next run may carry over (the run config's ``salt``,
-        the document keys and closures made); its ``identity`` (None: not stored)."""
+        """Store the load (its ``jobs``, as JSON, are held by the closures carried on) and
+        what the next run may carry over (the run config's ``salt``, the document keys and
+        closures made); its ``identity`` (None: not stored)."""
         try:
             inner = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
             return None
-        stored = identity(inner)
-        self.cache.put("run", self.scope, (self.key, dependencies, inner))
+        stored = identity(inner, jobs)
+        self.cache.put("run", self.scope, (self.key, dependencies, inner, stored))
         self.cache.put("carry", self.scope, (stored, carried))
         return stored
 
 
-def _carried(known: object, salt: str) -> bool:
-    """Whether a stored entry's document keys and closures are a run's of this ``salt``."""
-    return (
-        isinstance(known, tuple)
-        and len(known) == 3
-        and known[0] == salt
-        and isinstance(known[1], dict)
-        and isinstance(known[2], dict)
-    )
-
-
-def identity(stored: bytes) -> str:
-    """A load's identity: the digest of its stored bytes (the jobs, their estimates, every
-    document and outcome). Two runs whose loads have one identity loaded the same thing, so
-    what is made from a load alone and the run's settings (the report) can be reused."""
-    return "load:" + digest(stored)
+def identity(stored: bytes, jobs: Sequence[bytes]) -> str:
+    """A load's identity: the digest of its stored bytes (every document and outcome) and
+    its ``jobs`` (their JSON, estimates included). Two runs whose loads have one identity
+    loaded the same thing, so what is made from a load alone and the run's settings (the
+    report) can be reused."""
+    return "load:" + digest(stored, *jobs)
 
 
 @functools.cache

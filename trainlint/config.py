@@ -272,6 +272,7 @@ class Configs:
     """Each file's config by the path asked with (and the working directory): a run asks
     ~8 times per file, and ``abspath`` of each costs ~0.1 s of 7,500 asks."""
     _closest_by_folder: dict[str, RepoConfig | None] = field(default_factory=dict)
+    _reals: dict[str, str] = field(default_factory=dict)
     _read: ReadConfigs = field(default_factory=dict)
     _defaults: RepoConfig = field(default_factory=RepoConfig)
 
@@ -302,7 +303,21 @@ class Configs:
     def _find(self, folder: str) -> RepoConfig:
         if not os.path.isdir(folder):  # a place that is no file of the tree (``<baseline>``)
             return self.run
-        return self._closest(os.path.realpath(folder)) or self._defaults
+        return self._closest(self._real(folder)) or self._defaults
+
+    def _real(self, folder: str) -> str:
+        """``os.path.realpath`` of an absolute, normalised ``folder``, remembered: its
+        parent's real path and its name unless it is a symlink (one ``lstat`` a folder,
+        not one a component of its path)."""
+        real = self._reals.get(folder)
+        if real is None:
+            parent, name = os.path.split(folder)
+            if parent == folder or os.path.islink(folder):
+                real = os.path.realpath(folder)
+            else:
+                real = os.path.join(self._real(parent), name)
+            self._reals[folder] = real
+        return real
 
     def _closest(self, folder: str) -> RepoConfig | None:
         """``find_config``'s search, remembered folder by folder: a folder without a config
@@ -322,9 +337,9 @@ class Configs:
 
     def _here(self, folder: Path, names: set[str]) -> RepoConfig | None:
         """The config of a file in ``folder`` itself (whose entries are ``names``)."""
-        for name in CONFIG_FILES:
+        for name in (name for name in CONFIG_FILES if name in names):
             candidate = folder / name
-            if name in names and candidate.is_file():
+            if candidate.is_file():
                 config = _config_in(candidate, git_top(folder) or folder, self._read)
                 if config is not None:
                     return config

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import functools
 import os
 import pickle
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
@@ -19,8 +18,6 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
-
-from pydantic import TypeAdapter
 
 from trainlint import cache as caching
 from trainlint import engine as engines
@@ -189,6 +186,12 @@ class Loaded:
     is reused never does: ~0.1 s for 1,000 files)."""
     stored: caching.Stored = field(default_factory=dict, repr=False, compare=False)
     """The documents the cache's document table holds, which a stored load names only."""
+    roots: list[str] = field(default_factory=list, repr=False, compare=False)
+    """Each job's ``cache.Closure`` key: a stored load's jobs are its closures' (the cache's
+    ``carry`` entry), not stored twice."""
+    inputs: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    """Each job's ``_input_digest`` as the cache knows it, by job id (not stored: each run
+    takes them from the closures): valid while nothing changes a job after loading."""
     fingerprints: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     """Each job's ``cache.Closure.fingerprint`` (its files and their bytes), by job id: what
     its findings' fixes read (``_MadeFindings``); empty without a cache."""
@@ -259,52 +262,59 @@ def _load(paths: Sequence[Path], run: _Run) -> Loaded:
     memo = caching.RunMemo(run.cache, scope, caching.digest(*parts, _pack_key(run.pack)))
     carried, salt = caching.Carried(), caching.digest(repr(run.configs.run))
     entry = memo.get(carried, salt)
-    hit = _restored(entry[1], run, scope) if entry is not None else None
+    hit = _restored(entry[1], entry[2], run, scope) if entry is not None else None
     if entry is not None and hit is not None:
         hit.identity = entry[0]
         return hit
     loaded = _load_found(found, run, scope, carried)
-    read = (loaded.documents, run.configs, loaded.jobs, loaded.measured, carried.digests)
-    stored = (caching.load_dependencies(*read), _stored(loaded), carried.made(salt))
+    read = (loaded.documents, run.configs, loaded.jobs, loaded.measured, carried)
+    made = carried.made(salt)
+    jobs = [made[2][root].job_json or b"" for root in loaded.roots]
+    stored = (caching.load_dependencies(*read), _stored(loaded), made, jobs)
     loaded.identity = memo.put(*stored) or ""
+    loaded.inputs = _inputs(loaded.jobs, loaded.roots, made[2])
     return loaded
 
 
-def _restored(entry: object, run: _Run, scope: str) -> Loaded | None:
-    """The load ``_stored`` kept (its documents left in the cache until read); None when
-    the entry is not one, or its jobs no longer validate (a job model changed within a
-    version): a miss, never an error."""
-    if not isinstance(entry, tuple) or len(entry) != 3 or not isinstance(entry[2], Loaded):
+def _restored(
+    entry: object, closures: Mapping[str, caching.Closure], run: _Run, scope: str
+) -> Loaded | None:
+    """The load ``_stored`` kept, its jobs from their ``closures`` (its documents left in the
+    cache until read); None when the entry is not one, or its jobs no longer validate (a
+    job model changed within a version): a miss, never an error."""
+    if not isinstance(entry, tuple) or len(entry) != 2 or not isinstance(entry[1], Loaded):
         return None
-    if not isinstance(entry[1], bytes) or run.cache is None:
+    if not isinstance(entry[0], bytes) or run.cache is None:
         return None
+    loaded: Loaded = entry[1]
     try:
-        jobs = _job_list().validate_json(entry[0])
-    except ValueError:  # pydantic's ValidationError
+        jobs = [caching.restored_job(closures[root]) for root in loaded.roots]
+    except (KeyError, ValueError):  # no such closure; pydantic's ValidationError
         return None
-    loaded: Loaded = entry[2]
-    table, rest = caching.Table(run.cache, "document", scope), entry[1]
+    table, rest = caching.Table(run.cache, "document", scope), entry[0]
     space = Workspace(config=run.configs.run, configs=run.configs)
 
     def documents() -> Documents:
         return caching.restored_documents(table, loaded.stored, pickle.loads(rest), space.load)
 
-    return replace(loaded, jobs=jobs, documents={}, pending=documents)
+    inputs = _inputs(jobs, loaded.roots, closures)
+    return replace(loaded, jobs=jobs, documents={}, pending=documents, inputs=inputs)
 
 
-def _stored(loaded: Loaded) -> tuple[bytes, bytes, Loaded]:
-    """A load as the cache keeps it: the jobs as JSON (pydantic writes 583 jobs in ~0.03 s
-    and reads them back as fast as pickle does, which takes ~0.3 s to write them), the
-    documents the document table holds by their keys (``Loaded.stored``) and the others
-    pickled apart (read only when needed), the rest pickled."""
+def _inputs(
+    jobs: Sequence[Job], roots: Sequence[str], closures: Mapping[str, caching.Closure]
+) -> dict[str, str]:
+    """Each job's ``_input_digest``, by id, from the closure holding its JSON."""
+    return {job.id: closures[root].input_digest for job, root in zip(jobs, roots, strict=True)}
+
+
+def _stored(loaded: Loaded) -> tuple[bytes, Loaded]:
+    """A load as the cache keeps it: the documents the document table holds by their keys
+    (``Loaded.stored``) and the others pickled apart (read only when needed), the rest
+    pickled; not the jobs, which the closures that rooted them hold (``Loaded.roots``)."""
     rest = {path: doc for path, doc in loaded.read_documents().items() if path not in loaded.stored}
     documents = pickle.dumps(rest, protocol=pickle.HIGHEST_PROTOCOL)
-    return _job_list().dump_json(loaded.jobs), documents, replace(loaded, jobs=[], documents={})
-
-
-@functools.cache
-def _job_list() -> TypeAdapter[list[Job]]:
-    return TypeAdapter(list[Job])
+    return documents, replace(loaded, jobs=[], documents={})
 
 
 def _pack_key(pack: Pack) -> str:
@@ -345,9 +355,10 @@ def _load_found(
     loaded = Loaded(jobs, outcomes(found, space, jobs), space.documents, scope or "")
     loaded.measured = list(measured)
     loaded.stored = carried.stored if carried else {}
-    if carried:
-        printed = carried.closures.fingerprints
-        loaded.fingerprints = {job.id: printed[id(job)] for job in jobs if id(job) in printed}
+    if carried:  # every job has a closure then
+        roots, made = carried.closures.roots, carried.closures.made
+        loaded.roots = [roots[id(job)] for job in jobs]
+        loaded.fingerprints = {job.id: made[roots[id(job)]].fingerprint for job in jobs}
     return loaded
 
 
@@ -802,7 +813,9 @@ def _memoized_evaluations(
                           str(spec.all_namespaces))  # fmt: skip
     table = caching.Table(plan.cache, "evaluation", loaded.scope or "-")
     jobs = loaded.jobs
-    keys = [caching.digest(salt, _input_digest(job)) for job in jobs]  # as the job is now
+    known = loaded.inputs if options.context is None else {}  # a context changes the jobs
+    inputs = [known.get(job.id) or _input_digest(job) for job in jobs]
+    keys = [caching.digest(salt, digest) for digest in inputs]  # as the job is now
     found: dict[str, Evaluation] = {}
     for key in keys:
         cached = table.get(key)
