@@ -48,7 +48,7 @@ def main() -> None:
     from trainlint import engine as engines
     from trainlint import lint, parallel
     from trainlint.assemble import assemble
-    from trainlint.cli import collect_rarely
+    from trainlint.cli import collect_never
     from trainlint.config import find_config
     from trainlint.discover import discover
     from trainlint.estimate import EstimateParams, estimate
@@ -57,7 +57,7 @@ def main() -> None:
     from trainlint.read import Workspace
 
     imports = time.perf_counter() - start
-    collect_rarely()
+    collect_never()
     root, repeat, workers = args.root, args.repeat, args.jobs
     rows: list[tuple[str, float]] = [("import trainlint (first run)", imports)]
 

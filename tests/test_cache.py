@@ -485,3 +485,22 @@ def test_a_load_knows_each_job_s_input_digest_as_evaluation_makes_it(tmp_path: P
     warm = lint.load([root], cache=cache)  # restored whole
     for loaded in (first, edited, warm):
         assert loaded.inputs == {job.id: lint._input_digest(job) for job in loaded.jobs}
+
+
+def test_each_folder_s_config_is_carried_while_every_config_holds(tmp_path: Path) -> None:
+    """An edited run takes each folder's config as the last run found it (no search): a
+    nested config keeps applying to its files, and one created is seen."""
+    root = project(tmp_path, "llama3-sft", "gpt2-finetune")
+    (root / "llama3-sft" / ".trainlint.toml").write_text('ignore = ["TL302"]\n')
+    check([root], CheckOptions(cache=True))
+    script = root / "gpt2-finetune" / "run.sh"
+    script.write_text(script.read_text() + "# edited\n")
+
+    report = check([root], CheckOptions(cache=True))
+
+    assert report == check([root], CheckOptions(cache=False))
+    assert not [f for f in report.findings if f.rule == "TL302" and not f.suppression]
+    (root / "gpt2-finetune" / ".trainlint.toml").write_text('ignore = ["TL303"]\n')
+    script.write_text(script.read_text() + "# edited again\n")
+    assert rendered(root, cache=True) == rendered(root, cache=False)
+    assert not [f for f in check([root], CheckOptions(cache=True)).findings if f.rule == "TL303"]

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 
 CACHE_DIR = ".trainlint_cache"
 """The default cache folder, in the project root (``cache-dir`` in the config moves it)."""
-FORMAT = 5
+FORMAT = 6
 """Bumped when what an entry holds changes shape within a version."""
 SIGNATURE = 32  # bytes of HMAC-SHA256 before each entry's pickle
 GITIGNORE = "# Automatically created by trainlint.\n*\n"
@@ -180,13 +180,21 @@ class Carried:
     """The load's documents the document table holds (``fill_documents``)."""
     listed: Listed = field(default_factory=dict)
     """Each folder's config files, as checking the last load listed them."""
+    configs: dict[str, str | None] = field(default_factory=dict)
+    """Each folder's config file as the last load found it (``Configs.found``), for the
+    folders whose listing held (where its configs hold)."""
 
     def __post_init__(self) -> None:
         self.closures = ClosureMemo(self.digests)
 
-    def made(self, salt: str) -> tuple[str, DocumentKeys, dict[str, Closure]]:
+    def made(self, salt: str, configs: Configs) -> Carry:
         """What this load hands on, for a run whose config has digest ``salt``."""
-        return salt, self.keys.made, self.closures.records()
+        return salt, self.keys.made, self.closures.records(), configs.found()
+
+
+Carry = tuple[str, "DocumentKeys", dict[str, "Closure"], dict[str, "str | None"]]
+"""What a load hands the next run (``Carried.made``): the run config's digest, the document
+keys, the closures, each folder's config file."""
 
 
 # What a whole load depends on ---------------------------------------------------------------
@@ -449,6 +457,8 @@ class Closure:
     judged: bool = False
     fingerprint: str = ""
     """A digest of ``seen``: of every file of the job, each with its bytes."""
+    measured_in: str = ""
+    """The folder the job's probe measurements are looked for in ("": not known)."""
 
     @property
     def input_digest(self) -> str:
@@ -481,6 +491,8 @@ class Recall:
         job = restored_job(self.kept)
         self.memo.finished.add(id(job))
         self.memo.roots[id(job)] = self.key
+        if self.kept.measured_in:
+            self.memo.measured_in[id(job)] = self.kept.measured_in
         return job
 
 
@@ -517,7 +529,14 @@ class ClosureMemo:
     """The ``id`` of each job reused finished (no measuring or estimating again)."""
     roots: dict[int, str] = field(default_factory=dict)
     """The key of each job's closure (its entry file's real path), by the job's ``id``."""
+    measured_in: dict[int, str] = field(default_factory=dict)
+    """The folder each job's measurements are looked for in, by the job's ``id``: what the
+    load found for it, or, for a job reused finished, what the last load did (its configs
+    and its entry file's real path hold, so the folder does)."""
     _judged: dict[str, Job | None] = field(default_factory=dict)
+    _names: dict[str, str | None] = field(default_factory=dict)
+    _read: set[str] = field(default_factory=set)
+    """The real path names of the candidates (the digests taken before assembly)."""
 
     def recall(self, key: Path, space: Workspace) -> Recall | None:
         kept = self.known.get(str(key))
@@ -545,7 +564,8 @@ class ClosureMemo:
         made = dict(self.made)
         for key, job in self._judged.items():
             json = None if job is None else _job().dump_json(job, by_alias=True)
-            made[key] = replace(made[key], job_json=json, judged=True)
+            measured = self.measured_in.get(id(job), "") if job is not None else ""
+            made[key] = replace(made[key], job_json=json, judged=True, measured_in=measured)
         return made
 
     def _seen(self, kind: str, path: Path) -> str:
@@ -564,15 +584,33 @@ class ClosureMemo:
         return self.digests[real]
 
     def _holds(self, sighting: tuple[str, str, str], space: Workspace) -> bool:
+        """``_seen`` again, by the names where it can (a ``Path`` per sighting costs more
+        than the check): a file's digest by its real path's name."""
         kind, name, value = sighting
-        path = Path(name)
-        if value == "-" or self._seen(kind, path) != value:
+        if value == "-":
             return False
-        if kind == "absent":  # still a dependency of the load (``load_dependencies``)
-            space.probed.add(path)
-        elif kind == "doc":  # loaded as following the reference loaded it
-            space.load(path)
+        if kind == "absent":
+            if present(name):
+                return False
+            space.probed.add(Path(name))  # still a dependency of the load (``load_dependencies``)
+            return True
+        if kind != "doc":
+            return self._seen(kind, Path(name)) == value
+        real, _, content = value.rpartition(":")
+        if self._named_digest(real) != content:
+            return False
+        if real not in self._read:  # not a candidate: loaded as following the reference did
+            space.load(Path(name))
         return True
+
+    def _named_digest(self, real: str) -> str | None:
+        """The digest of the file whose real path is ``real``, as the run took it."""
+        if not self._names:
+            self._names.update((str(path), known) for path, known in self.digests.items())
+            self._read.update(self._names)
+        if real not in self._names:
+            self._names[real] = self._digest(Path(real))
+        return self._names[real]
 
 
 Misses = dict[Path, tuple[Path, str]]
@@ -713,16 +751,16 @@ class RunMemo:
         except Exception:  # as Cache.get: a miss
             return None
 
-    def _carried(self, stored: str) -> tuple[str, DocumentKeys, dict[str, Closure]] | None:
+    def _carried(self, stored: str) -> Carry | None:
         """What the load of identity ``stored`` carried on (the ``carry`` entry, kept apart
         so a load that does not hold reads only that): None when absent or another's."""
         entry = self.cache.get("carry", self.scope)
         if not isinstance(entry, tuple) or len(entry) != 2 or entry[0] != stored:
             return None
         known = entry[1]
-        if not isinstance(known, tuple) or len(known) != 3:
+        if not isinstance(known, tuple) or len(known) != 4:
             return None
-        if not isinstance(known[1], dict) or not isinstance(known[2], dict):
+        if not all(isinstance(part, dict) for part in known[1:]):
             return None
         return known
 
@@ -735,6 +773,7 @@ class RunMemo:
         if not dependencies.configs_hold(carried.keys.seen, carried.listed):
             return
         carried.keys.known = known[1]
+        carried.configs = {folder: c for folder, c in known[3].items() if folder in carried.listed}
         if dependencies.measurements_hold():
             carried.closures.known = known[2]
 
@@ -742,7 +781,7 @@ class RunMemo:
         self,
         dependencies: Dependencies,
         value: object,
-        carried: tuple[str, DocumentKeys, dict[str, Closure]],
+        carried: Carry,
         jobs: Sequence[bytes],
     ) -> str | None:
         """Store the load (its ``jobs``, as JSON, are held by the closures carried on) and

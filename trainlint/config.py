@@ -300,6 +300,29 @@ class Configs:
             self._by_path[key] = found
         return found
 
+    def found(self) -> dict[str, str | None]:
+        """Each folder's config as this run found it: the file it was read from, None for
+        the defaults; for the next run while every config holds (``take``)."""
+        files = {id(config): str(path) for path, config in self._read.items() if config}
+        return {
+            folder: None if config is self._defaults else files[id(config)]
+            for folder, config in self._by_folder.items()
+            if config is self._defaults or id(config) in files
+        }
+
+    def take(self, found: Mapping[str, str | None]) -> None:
+        """Each folder's config as an earlier run ``found`` it (its files read again, each
+        once): valid while every config file and each folder searched for one is as it
+        was, which the cache checks (``cache.Dependencies.configs_hold``)."""
+        for folder, file in found.items():
+            if folder not in self._by_folder:
+                config = self._defaults if file is None else self._again(Path(file))
+                if config is not None:
+                    self._by_folder[folder] = config
+
+    def _again(self, file: Path) -> RepoConfig | None:
+        return _config_in(file, git_top(file.parent) or file.parent, self._read)
+
     def _find(self, folder: str) -> RepoConfig:
         if not os.path.isdir(folder):  # a place that is no file of the tree (``<baseline>``)
             return self.run

@@ -262,13 +262,14 @@ def _load(paths: Sequence[Path], run: _Run) -> Loaded:
     memo = caching.RunMemo(run.cache, scope, caching.digest(*parts, _pack_key(run.pack)))
     carried, salt = caching.Carried(), caching.digest(repr(run.configs.run))
     entry = memo.get(carried, salt)
+    run.configs.take(carried.configs)  # each folder's config, where the configs hold
     hit = _restored(entry[1], entry[2], run, scope) if entry is not None else None
     if entry is not None and hit is not None:
         hit.identity = entry[0]
         return hit
     loaded = _load_found(found, run, scope, carried)
     read = (loaded.documents, run.configs, loaded.jobs, loaded.measured, carried)
-    made = carried.made(salt)
+    made = carried.made(salt, run.configs)
     jobs = [made[2][root].job_json or b"" for root in loaded.roots]
     stored = (caching.load_dependencies(*read), _stored(loaded), made, jobs)
     loaded.identity = memo.put(*stored) or ""
@@ -343,7 +344,8 @@ def _load_found(
     read_documents(found, space, worker_count(len(misses) if tables else len(found), run.workers))
     jobs = assemble(found, space, carried.closures if carried else None)
     finished = carried.closures.finished if carried else set()  # as the last run left them
-    measured = _by_measurement_root(jobs, run.configs)
+    known: dict[int, str] = carried.closures.measured_in if carried else {}
+    measured = _by_measurement_root(jobs, run.configs, known)
     for folder, measured_jobs in measured.items():  # estimates use them
         attach_measurements([job for job in measured_jobs if id(job) not in finished], folder)
     fresh = [job for job in jobs if id(job) not in finished]
@@ -397,14 +399,21 @@ def _estimate_all(
         table.save(prune=prune)
 
 
-def _by_measurement_root(jobs: Sequence[Job], configs: Configs) -> dict[Path, list[Job]]:
+def _by_measurement_root(
+    jobs: Sequence[Job], configs: Configs, known: dict[int, str]
+) -> dict[Path, list[Job]]:
     """The jobs by the folder their probe measurements are under: the one ``trainlint probe``
     writes to for the job's entry file (``measurement.measurement_root``: the folder of its
-    closest config, else its own), whatever paths the check was given."""
+    closest config, else its own), whatever paths the check was given; ``known``: each job's
+    folder by its ``id`` where the cache knows it, where the others' are kept."""
     grouped: dict[Path, list[Job]] = {}
     for job in jobs:
-        config = configs.closest(job.id)
-        folder = config.root if config.source is not None else _real_folder(job.id)
+        if id(job) in known:
+            folder = Path(known[id(job)])
+        else:
+            config = configs.closest(job.id)
+            folder = config.root if config.source is not None else _real_folder(job.id)
+            known[id(job)] = str(folder)
         grouped.setdefault(folder, []).append(job)
     return grouped
 

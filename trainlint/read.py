@@ -238,12 +238,12 @@ def _yaml_name(name: str | None) -> str | None:
     return name if name.endswith((".yaml", ".yml")) else f"{name}.yaml"
 
 
-def present(path: Path) -> bool:
+def present(path: Path | str) -> bool:
     """Whether a reference finds a file at ``path``: anything but a folder or nothing. A FIFO,
     a device or a symlink loop is found, and ``read_file`` reports it (TL901) without opening
     it; a dangling link is missing."""
     try:
-        return not stat.S_ISDIR(path.stat().st_mode)
+        return not stat.S_ISDIR(os.stat(path).st_mode)
     except OSError as exc:
         return exc.errno == errno.ELOOP
 

@@ -6,6 +6,7 @@ Exit codes (STYLE: pre-commit's tiers): 0 clean, 1 findings at or above ``--fail
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Callable
@@ -73,3 +74,24 @@ def main() -> None:
 def split_values(values: tuple[str, ...]) -> list[str]:
     """Repeatable options that also take comma-separated lists: ``--select A,B --select C``."""
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def collect_never() -> None:
+    """A check allocates millions of small objects (parsed documents, facts, jobs) that live
+    until the report is written, and the collector rescans them while they pile up for
+    almost no garbage: reference cycles are rare here and all is freed at exit. Collecting
+    took 0.12 s of a 1,000-file check (2.6 s) and 0.3 s of a 5,000-file one (17 s), whose
+    peak memory is the same without it (262 MB; docs/benchmarks.md). What runs for long
+    (``--watch``, ``server``) collects again (``collect_rarely``)."""
+    gc.disable()
+
+
+def collect_rarely() -> None:
+    """For a process that runs many checks: the objects alive now are frozen out of
+    collection and the young generation is collected every 50,000 allocations (CPython's
+    default rescans a check's objects ever more often as they pile up: 0.14 s of a
+    1,000-file check, 0.04 s with this setting); reference cycles are still collected.
+    Forked workers inherit the setting."""
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
+    gc.enable()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from trainlint.cli.base import handle_errors, main
+from trainlint.cli.base import collect_rarely, handle_errors, main
 from trainlint.errors import ConfigError
 
 
@@ -21,4 +21,5 @@ def server(stdio: bool) -> None:
             f"the language server needs pygls ({exc.name} is missing): "
             "pip install 'trainlint[server]'"
         ) from None
+    collect_rarely()  # a long run: garbage must not pile up check after check
     build_server().start_io()

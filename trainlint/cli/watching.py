@@ -79,7 +79,9 @@ def watch_and_check(
     except ImportError:
         raise ConfigError("--watch needs watchfiles: pip install 'trainlint[watch]'") from None
     from trainlint.cache import CACHE_DIR
+    from trainlint.cli.base import collect_rarely
 
+    collect_rarely()  # a long run: garbage must not pile up check after check
     skipped = {os.path.abspath(path) for path in ignored}
     dirs = (*DefaultFilter.ignore_dirs, CACHE_DIR)
 
