@@ -504,3 +504,23 @@ def test_each_folder_s_config_is_carried_while_every_config_holds(tmp_path: Path
     script.write_text(script.read_text() + "# edited again\n")
     assert rendered(root, cache=True) == rendered(root, cache=False)
     assert not [f for f in check([root], CheckOptions(cache=True)).findings if f.rule == "TL303"]
+
+
+def test_an_edited_run_reads_only_the_documents_it_assembles(tmp_path: Path) -> None:
+    """The documents of the jobs reused are left in the cache (their outcomes and inline
+    suppressions come from the summary kept beside each), and read whole on demand."""
+    root = project(tmp_path, "llama3-sft", "gpt2-finetune")
+    cache = caching.Cache.open(root / caching.CACHE_DIR)
+    lint.load([root], cache=cache)
+    script = root / "gpt2-finetune" / "run.sh"
+    script.write_text(script.read_text() + "# edited\n")
+
+    edited = lint.load([root], cache=cache, lazy_documents=True)
+
+    assert {doc.path for doc in edited.documents.values()} == {"gpt2-finetune/run.sh"}
+    assert {stub.summary.path for stub in edited.stubs.values()} == {
+        "llama3-sft/train.slurm", "llama3-sft/configs/sft.yaml", "llama3-sft/configs/ds_zero3.json"
+    }  # fmt: skip
+    fresh = lint.load([root])
+    assert edited.files == fresh.files
+    assert edited.read_documents() == fresh.documents and not edited.stubs

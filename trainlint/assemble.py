@@ -58,12 +58,18 @@ def assemble(
     space = workspace or Workspace()
     paths = paths if isinstance(paths, Candidates) else list(paths)
     space.admit(paths)
-    loaded: dict[Path, tuple[Path, Document]] = {}
-    for path in paths:
+    loaded: dict[Path, Path] = {}
+    closures: dict[Path, _Closure | Recalled] = {}
+    for path in paths:  # a closure the memo recalls needs no document read
+        key = resolved(path)
+        recalled = memo.recall(key, space) if memo is not None and key not in loaded else None
+        if recalled is not None:
+            loaded[key], closures[key] = path, recalled
+            continue
         doc = space.load(path)
-        if isinstance(doc, Document):
-            loaded.setdefault(resolved(path), (path, doc))
-    closures = {key: _closure_of(key, *found, space, memo) for key, found in loaded.items()}
+        if isinstance(doc, Document) and key not in loaded:
+            loaded[key] = path
+            closures[key] = _closure_of(key, path, doc, space, memo)
     referenced = {p for closure in closures.values() for p in closure.owned}
     jobs: list[Job] = []
     covered: set[Path] = set()
@@ -82,11 +88,8 @@ def assemble(
 
 def _closure_of(
     key: Path, path: Path, doc: Document, space: Workspace, memo: ClosureMemo | None
-) -> _Closure | Recalled:
-    """The file's closure, or the memo's record of it while that holds."""
-    recalled = memo.recall(key, space) if memo is not None else None
-    if recalled is not None:
-        return recalled
+) -> _Closure:
+    """The file's closure, told to the memo with every sighting computing it made."""
     with space.watching() as sightings:
         space.load(path)
         closure = _closure(path, doc, space)
@@ -98,7 +101,7 @@ def _closure_of(
 def _judged(
     key: Path,
     closure: _Closure | Recalled,
-    found: tuple[Path, Document],
+    path: Path,
     space: Workspace,
     memo: ClosureMemo | None,
 ) -> Job | None:
@@ -107,7 +110,9 @@ def _judged(
     if not isinstance(closure, _Closure):
         if closure.judged:
             return closure.job()
-        closure = _closure(*found, space)
+        doc = space.load(path)
+        assert isinstance(doc, Document)  # a closure is kept only for a document
+        closure = _closure(path, doc, space)
     job = build_job([doc for _, doc in closure.group], closure.missing)
     verdict = job if why_not_a_job(closure.group[0][1], job) is None else None
     if memo is not None:

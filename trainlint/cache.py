@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from trainlint import __version__
 from trainlint.discover import open_regular, resolved
-from trainlint.read import Sighting, display, present
+from trainlint.read import Sighting, Summary, display, present
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -50,10 +50,11 @@ if TYPE_CHECKING:
     from trainlint.config import Configs
     from trainlint.job import Job
     from trainlint.read import Workspace
+    from trainlint.sources.base import Document, Skipped
 
 CACHE_DIR = ".trainlint_cache"
 """The default cache folder, in the project root (``cache-dir`` in the config moves it)."""
-FORMAT = 6
+FORMAT = 7
 """Bumped when what an entry holds changes shape within a version."""
 SIGNATURE = 32  # bytes of HMAC-SHA256 before each entry's pickle
 GITIGNORE = "# Automatically created by trainlint.\n*\n"
@@ -622,23 +623,41 @@ Stored = dict[Path, tuple[str, str]]
 document key). A stored load keeps these by reference (``restored_documents``)."""
 
 
+@dataclass(frozen=True)
+class Stub:
+    """A document as the document table keeps it: pickled apart, read on first use
+    (``read.Stub``), with its ``Summary`` (what outcomes and suppressions read of it)."""
+
+    summary: Summary
+    pickled: bytes
+
+    @classmethod
+    def of(cls, document: Document | Skipped) -> Stub:
+        from trainlint.files import summary_of
+
+        return cls(summary_of(document), pickle.dumps(document, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def document(self) -> Document | Skipped:
+        return pickle.loads(self.pickled)  # type: ignore[no-any-return]  # a signed entry's
+
+
 def fill_documents(
     table: Table, paths: Sequence[Path], space: Workspace, carried: Carried
 ) -> Misses:
-    """Put each candidate's cached document into ``space.documents`` (its digest into
-    ``carried.digests``, its key into ``carried.keys``, and the reference into
+    """Put each candidate's cached document into ``space.stubs`` (read on first use; its
+    digest into ``carried.digests``, its key into ``carried.keys``, and the reference into
     ``carried.stored``); the others, for ``store_documents`` once they are parsed."""
     misses: Misses = {}
     for path in paths:
         real = resolved(path)
-        if real in space.documents or real in misses:
+        if real in space.documents or real in space.stubs or real in misses:
             continue
         key = carried.keys.key(space, path, carried.digests)
         if key is None:
             continue
-        document = table.get(key)
-        if document is not None:
-            space.documents[real] = document
+        stub = table.get(key)
+        if isinstance(stub, Stub):
+            space.stubs[real] = stub
             carried.stored[real] = (str(path), key)
         else:
             misses[real] = (path, key)
@@ -650,22 +669,26 @@ def store_documents(table: Table, space: Workspace, misses: Misses, stored: Stor
     key was made from (a file edited while the run read it is parsed again next time)."""
     for real, (path, key) in misses.items():
         if real in space.documents and document_key(space, path) == key:
-            table.put(key, space.documents[real])
+            table.put(key, Stub.of(space.documents[real]))
             stored[real] = (str(path), key)
     table.save(complete=True)  # every candidate's key was asked for
 
 
 def restored_documents(
-    table: Table, stored: Stored, rest: Mapping[Path, Any], reread: Callable[[Path], Any]
-) -> dict[Path, Any]:
-    """A stored load's documents: the ``rest`` it kept itself, and each ``stored`` one from
-    the table; one the table no longer holds (a concurrent run of the scope dropped it) is
-    read again with ``reread`` (the load held, so its file has the bytes of its key)."""
-    documents = dict(rest)
+    table: Table, stored: Stored, reread: Callable[[Path], Document | Skipped]
+) -> tuple[dict[Path, Document | Skipped], dict[Path, Stub]]:
+    """A stored load's ``stored`` documents, as stubs from the table; one the table no
+    longer holds (a concurrent run of the scope dropped it) is read again with ``reread``
+    (the load held, so its file has the bytes of its key)."""
+    documents: dict[Path, Document | Skipped] = {}
+    stubs: dict[Path, Stub] = {}
     for real, (path, key) in stored.items():
-        document = table.get(key)
-        documents[real] = document if document is not None else reread(Path(path))
-    return documents
+        stub = table.get(key)
+        if isinstance(stub, Stub):
+            stubs[real] = stub
+        else:
+            documents[real] = reread(Path(path))
+    return documents, stubs
 
 
 def load_dependencies(

@@ -15,7 +15,7 @@ from typing import Any
 from trainlint.assemble import purpose_of, why_not_a_job
 from trainlint.discover import Candidates, resolved
 from trainlint.job import Job
-from trainlint.read import Workspace, display
+from trainlint.read import Summary, Workspace, display
 from trainlint.results import FileOutcome
 from trainlint.sources.base import Document, Skipped, UnsupportedWorkload
 
@@ -38,8 +38,24 @@ def outcomes(paths: Sequence[Path], space: Workspace, jobs: Sequence[Job]) -> li
         if path in unread:
             found.append(_not_read(path, unread[path], holders, space))
         else:
-            found.append(_outcome(space.load(path), holders))
+            found.append(_outcome(summary(space, path), holders))
     return found
+
+
+def summary(space: Workspace, path: Path) -> Summary:
+    """The ``Summary`` of the file at ``path``: its stub's when the cache holds its document
+    unread, else made from the document."""
+    stub = space.stubs.get(resolved(path))
+    return stub.summary if stub is not None else summary_of(space.load(path))
+
+
+def summary_of(doc: Document | Skipped) -> Summary:
+    """What a file's outcome and its suppressions read of its document (``Summary``)."""
+    if isinstance(doc, Skipped):
+        return Summary(doc.path, None, doc.reason, doc.workload, doc.trainlint_lines)
+    workload = doc.workload if purpose_of(doc) is None else None
+    reason = why_not_a_job(doc) or "no job of the run includes it"
+    return Summary(doc.path, doc.format, reason, workload, doc.trainlint_lines)
 
 
 def _not_read(
@@ -49,33 +65,29 @@ def _not_read(
     when a job references it (the job read it as a reference, and reports its TL901)."""
     shown = display(path)
     if shown in holders:
-        return _in_jobs(space.load(path), holders[shown])
+        return _in_jobs(summary(space, path), holders[shown])
     return FileOutcome(path=shown, outcome="skipped", reason=reason)
 
 
-def _outcome(doc: Document | Skipped, holders: dict[str, list[str]]) -> FileOutcome:
+def _outcome(read: Summary, holders: dict[str, list[str]]) -> FileOutcome:
     """A file a job references is part of it, read or not (the job is checked, so the file is
     no workload left unchecked); any other file is skipped or, when it looks like a GPU
     workload for no other stated purpose, not understood."""
-    jobs = holders.get(doc.path, [])
+    jobs = holders.get(read.path, [])
     if jobs:
-        return _in_jobs(doc, jobs)
-    if isinstance(doc, Skipped):
-        return _unread(doc.path, doc.reason, doc.workload)
-    workload = doc.workload if purpose_of(doc) is None else None
-    reason = why_not_a_job(doc) or "no job of the run includes it"
-    return _unread(doc.path, reason, workload, doc.format)
+        return _in_jobs(read, jobs)
+    return _unread(read.path, read.reason, read.workload, read.format)
 
 
-def _in_jobs(doc: Document | Skipped, jobs: list[str]) -> FileOutcome:
-    fmt = doc.format if isinstance(doc, Document) else None
-    if doc.path in jobs:
-        return FileOutcome(path=doc.path, outcome="job", reason="roots its own job",
-                           format=fmt, jobs=jobs)  # fmt: skip
+def _in_jobs(read: Summary, jobs: list[str]) -> FileOutcome:
+    if read.path in jobs:
+        return FileOutcome(path=read.path, outcome="job", reason="roots its own job",
+                           format=read.format, jobs=jobs)  # fmt: skip
     reason = f"part of {_plural(len(jobs), 'job')} that reference it"
-    if isinstance(doc, Skipped):
-        reason += f"; {doc.reason}"
-    return FileOutcome(path=doc.path, outcome="member", reason=reason, format=fmt, jobs=jobs)
+    if read.format is None:  # skipped
+        reason += f"; {read.reason}"
+    return FileOutcome(path=read.path, outcome="member", reason=reason, format=read.format,
+                       jobs=jobs)  # fmt: skip
 
 
 def _unread(

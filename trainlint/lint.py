@@ -44,7 +44,7 @@ from trainlint.parallel import (
     worker_count,
 )
 from trainlint.policy import PlacedViolation, Policy, config_location, load_policy
-from trainlint.read import Workspace, display
+from trainlint.read import Stub, Workspace, display
 from trainlint.results import FileOutcome, Report, RunError
 from trainlint.sources.base import Document, Skipped
 from trainlint.sources.structured import KeyPath
@@ -181,9 +181,14 @@ class Loaded:
     """The folders the jobs' probe measurements were looked for in."""
     identity: str = ""
     """The cache's identity of this load (``caching.identity``; "": none, never reused)."""
-    pending: Callable[[], Documents] | None = field(default=None, repr=False, compare=False)
-    """A restored load's documents, until ``read_documents`` needs them (a run whose report
-    is reused never does: ~0.1 s for 1,000 files)."""
+    pending: Callable[[], tuple[Documents, Stubs]] | None = field(
+        default=None, repr=False, compare=False
+    )
+    """A restored load's documents and stubs, until they are needed (a run whose report is
+    reused never does)."""
+    stubs: Stubs = field(default_factory=dict, repr=False, compare=False)
+    """The documents the cache holds that this run did not read (``read.Workspace.stubs``):
+    ``read_documents`` reads them; ``read`` gives their summaries instead."""
     stored: caching.Stored = field(default_factory=dict, repr=False, compare=False)
     """The documents the cache's document table holds, which a stored load names only."""
     roots: list[str] = field(default_factory=list, repr=False, compare=False)
@@ -197,11 +202,28 @@ class Loaded:
     its findings' fixes read (``_MadeFindings``); empty without a cache."""
 
     def read_documents(self) -> Documents:
-        """``documents``, restored from the cache on first use."""
-        if self.pending is not None:
-            self.documents.update(self.pending())
-            self.pending = None
+        """Every document read, the cache's read now."""
+        self._restore()
+        for path, stub in self.stubs.items():
+            self.documents[path] = stub.document()
+        self.stubs.clear()
         return self.documents
+
+    def read(self) -> Mapping[Path, suppress.Read]:
+        """Every file read, by resolved path: its document, or for one the cache holds
+        unread, its summary (all that suppressions read)."""
+        self._restore()
+        return {**{path: stub.summary for path, stub in self.stubs.items()}, **self.documents}
+
+    def _restore(self) -> None:
+        if self.pending is not None:
+            documents, stubs = self.pending()
+            self.documents.update(documents)
+            self.stubs.update(stubs)
+            self.pending = None
+
+
+Stubs = dict[Path, Stub]
 
 
 def load(  # noqa: PLR0913 - the library call: paths, pack, config, then keyword-only options
@@ -268,7 +290,8 @@ def _load(paths: Sequence[Path], run: _Run) -> Loaded:
         hit.identity = entry[0]
         return hit
     loaded = _load_found(found, run, scope, carried)
-    read = (loaded.documents, run.configs, loaded.jobs, loaded.measured, carried)
+    read = ({**loaded.documents, **loaded.stubs}, run.configs, loaded.jobs, loaded.measured,
+            carried)  # fmt: skip
     made = carried.made(salt, run.configs)
     jobs = [made[2][root].job_json or b"" for root in loaded.roots]
     stored = (caching.load_dependencies(*read), _stored(loaded), made, jobs)
@@ -295,8 +318,9 @@ def _restored(
     table, rest = caching.Table(run.cache, "document", scope), entry[0]
     space = Workspace(config=run.configs.run, configs=run.configs)
 
-    def documents() -> Documents:
-        return caching.restored_documents(table, loaded.stored, pickle.loads(rest), space.load)
+    def documents() -> tuple[Documents, Stubs]:
+        read, stubs = caching.restored_documents(table, loaded.stored, space.load)
+        return {**pickle.loads(rest), **read}, dict(stubs)
 
     inputs = _inputs(jobs, loaded.roots, closures)
     return replace(loaded, jobs=jobs, documents={}, pending=documents, inputs=inputs)
@@ -313,7 +337,7 @@ def _stored(loaded: Loaded) -> tuple[bytes, Loaded]:
     """A load as the cache keeps it: the documents the document table holds by their keys
     (``Loaded.stored``) and the others pickled apart (read only when needed), the rest
     pickled; not the jobs, which the closures that rooted them hold (``Loaded.roots``)."""
-    rest = {path: doc for path, doc in loaded.read_documents().items() if path not in loaded.stored}
+    rest = {path: doc for path, doc in loaded.documents.items() if path not in loaded.stored}
     documents = pickle.dumps(rest, protocol=pickle.HIGHEST_PROTOCOL)
     return documents, replace(loaded, jobs=[], documents={})
 
@@ -355,6 +379,7 @@ def _load_found(
     if carried:  # where references found nothing: the load holds while they stay so
         carried.digests.update({Path(os.path.abspath(p)): None for p in space.probed})
     loaded = Loaded(jobs, outcomes(found, space, jobs), space.documents, scope or "")
+    loaded.stubs = space.stubs
     loaded.measured = list(measured)
     loaded.stored = carried.stored if carried else {}
     if carried:  # every job has a closure then
@@ -478,7 +503,7 @@ def _report(loaded: Loaded, plan: RunPlan, options: CheckOptions) -> Report:
     report = _evaluate(loaded, plan, options)  # each job's findings come with their fixes
     if plan.files is not None:
         _check_files(report, loaded, plan.files)
-    suppressions = _suppress(report, loaded.read_documents(), plan, options)
+    suppressions = _suppress(report, loaded.read(), plan, options)
     report.findings += _governance(report, plan, suppressions)
     report.findings.sort(key=sort_key)
     return report
@@ -882,7 +907,7 @@ def _input_digest(job: Job) -> str:
 
 
 def _suppress(
-    report: Report, documents: Documents, plan: RunPlan, options: CheckOptions
+    report: Report, documents: Mapping[Path, suppress.Read], plan: RunPlan, options: CheckOptions
 ) -> suppress.Suppressions:
     """One finding per place (``_unique``), each marked with the suppression that covers it
     (inline ignores from the lines the workspace read, waivers, the baseline); the

@@ -120,7 +120,8 @@ def read_documents(paths: Sequence[Path], space: Workspace, workers: int) -> Non
     pending: dict[Path, Path] = {}  # resolved key → the path as discovered (first one wins)
     for path in paths:
         key = resolved(path)
-        if key not in space.documents and key not in space.overlay:  # a buffer: space.load
+        if key not in space.documents and key not in space.overlay and key not in space.stubs:
+            # (a buffer, or a document the cache holds: ``space.load`` reads it)
             pending.setdefault(key, path)
     if workers <= 1 or not pending:
         return

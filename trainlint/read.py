@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from trainlint.config import Configs, RepoConfig
 from trainlint.discover import (
@@ -30,13 +31,45 @@ from trainlint.discover import (
 )
 from trainlint.job import ParseError
 from trainlint.sources import broken, read_document
-from trainlint.sources.base import Document, Input, Reference, Skipped, keep_trainlint_lines
+from trainlint.sources.base import (
+    Document,
+    Input,
+    Line,
+    Reference,
+    Skipped,
+    UnsupportedWorkload,
+    keep_trainlint_lines,
+)
 from trainlint.sources.base.workloads import looks_like_training
 from trainlint.sources.structured import MAX_BYTES
 
 Sighting = tuple[str, str]
 """A look at the file system made following a reference, as (kind, path): "doc", a file
 loaded; "present" or "absent", a place a file was looked for; "text", a Hydra app read."""
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a file's outcome and its inline suppressions read of its document
+    (``files.summary_of``), kept beside it in the cache so that a run need not read the
+    documents it does not assemble: the path it is shown as, its format (None: skipped),
+    why it is no job or was skipped, the GPU workload it looks like (None when none, or when
+    it states another purpose) and its ``trainlint:`` lines."""
+
+    path: str
+    format: str | None
+    reason: str
+    workload: UnsupportedWorkload | None
+    trainlint_lines: tuple[Line, ...]
+
+
+class Stub(Protocol):
+    """A document the cache holds, read on first use (``Workspace.stubs``)."""
+
+    @property
+    def summary(self) -> Summary: ...
+
+    def document(self) -> Document | Skipped: ...
 
 
 def display(path: Path) -> str:
@@ -69,6 +102,9 @@ class Workspace:
     probed: set[Path] = field(default_factory=set)
     """Where a reference was looked for and no file was (``locate``): a file created there
     changes which file the reference names, so a cached load depends on their absence."""
+    stubs: dict[Path, Stub] = field(default_factory=dict)
+    """Documents the cache holds, by resolved path, each read on its first ``load``: a run
+    reads only those it assembles (what outcomes and suppressions need is in the stub)."""
     sightings: list[Sighting] | None = None
     """While a list (``watching``), every look at the file system made to follow references:
     what a cached job's assembly depends on (``cache.ClosureMemo``)."""
@@ -76,6 +112,8 @@ class Workspace:
     def load(self, path: Path) -> Document | Skipped:
         self._sight("doc", path)
         key = resolved(path)
+        if key in self.stubs:
+            self.documents[key] = self.stubs.pop(key).document()
         if key not in self.documents:
             config = self.configs.of(path) if self.configs is not None else self.config
             try:

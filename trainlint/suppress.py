@@ -43,7 +43,7 @@ from trainlint.findings import Finding, Suppression, Waste, selected, waste_grew
 from trainlint.job import Location
 from trainlint.packs.layering import Locks, RuleLock, Violation
 from trainlint.policy import PlacedViolation, config_location
-from trainlint.read import display
+from trainlint.read import Summary, display
 from trainlint.sources.base import Document, Line, Skipped
 from trainlint.suggest import did_you_mean
 from trainlint.writing import replace_file
@@ -318,9 +318,14 @@ class Suppressions:
         ]  # fmt: skip
 
 
+Read = Document | Skipped | Summary
+"""A file as the run read it: its document, or the summary the cache keeps of it (the path
+it is shown as and its ``trainlint:`` lines are all suppressions read)."""
+
+
 def collect(  # noqa: PLR0913 - builds Suppressions, one argument per input
     files: Iterable[str],
-    documents: Mapping[Path, Document | Skipped],
+    documents: Mapping[Path, Read],
     config: RepoConfig | Configs,
     known: Known,
     baseline_path: Path | None = None,
@@ -330,14 +335,17 @@ def collect(  # noqa: PLR0913 - builds Suppressions, one argument per input
     verified: Iterable[str] | None = None,
 ) -> Suppressions:
     """Every suppression that applies to a run over ``files`` (paths as reported), their
-    inline ignores read from ``documents`` (what the run read, by resolved path);
+    inline ignores read from ``documents`` (what the run read, by resolved path: each
+    document or its ``Summary``);
     ``verified``: who approved the change, as the CI platform verified it (None: unknown)."""
     configs = config if isinstance(config, Configs) else Configs(config, fixed=True)
     inline: dict[str, tuple[InlineIgnore, ...]] = {}
     problems: list[Problem] = []
+    shown = {document.path: document for document in documents.values()}
     for file in sorted(set(files)):
         configs.of(file)  # every file's config is known before its waivers are checked
-        ignores, malformed = inline_ignores(file, _trainlint_lines(file, documents), known)
+        lines = _trainlint_lines(file, shown, documents)
+        ignores, malformed = inline_ignores(file, lines, known)
         if ignores:
             inline[file] = tuple(ignores)
         problems += malformed
@@ -361,10 +369,16 @@ def _malformed_waivers(config: RepoConfig, known: Known) -> list[Problem]:
     ]  # fmt: skip
 
 
-def _trainlint_lines(file: str, documents: Mapping[Path, Document | Skipped]) -> tuple[Line, ...]:
+def _trainlint_lines(
+    file: str,
+    shown: Mapping[str, Read],
+    documents: Mapping[Path, Read],
+) -> tuple[Line, ...]:
     """The lines of ``file`` that mention ``trainlint:``, as the run read it; none for a file
-    the run never read as input (its text was never checked, so it holds no inline ignore)."""
-    document = documents.get(resolved(Path(file)))
+    the run never read as input (its text was never checked, so it holds no inline ignore).
+    A file is found by the path it is shown as (``shown``), else by its real path (another
+    name of it)."""
+    document = shown.get(file) or documents.get(resolved(Path(file)))
     return document.trainlint_lines if document is not None else ()
 
 
