@@ -339,7 +339,7 @@ def _stored(loaded: Loaded) -> tuple[bytes, Loaded]:
     pickled; not the jobs, which the closures that rooted them hold (``Loaded.roots``)."""
     rest = {path: doc for path, doc in loaded.documents.items() if path not in loaded.stored}
     documents = pickle.dumps(rest, protocol=pickle.HIGHEST_PROTOCOL)
-    return documents, replace(loaded, jobs=[], documents={})
+    return documents, replace(loaded, jobs=[], documents={}, stubs={})
 
 
 def _pack_key(pack: Pack) -> str:
