@@ -536,8 +536,7 @@ class ClosureMemo:
     and its entry file's real path hold, so the folder does)."""
     _judged: dict[str, Job | None] = field(default_factory=dict)
     _names: dict[str, str | None] = field(default_factory=dict)
-    _read: set[str] = field(default_factory=set)
-    """The real path names of the candidates (the digests taken before assembly)."""
+    """``digests`` by the real path's name (taken at the first recall: every candidate's)."""
 
     def recall(self, key: Path, space: Workspace) -> Recall | None:
         kept = self.known.get(str(key))
@@ -600,7 +599,7 @@ class ClosureMemo:
         real, _, content = value.rpartition(":")
         if self._named_digest(real) != content:
             return False
-        if real not in self._read:  # not a candidate: loaded as following the reference did
+        if not space.has(Path(real)):  # no candidate: loaded as following the reference did
             space.load(Path(name))
         return True
 
@@ -608,7 +607,6 @@ class ClosureMemo:
         """The digest of the file whose real path is ``real``, as the run took it."""
         if not self._names:
             self._names.update((str(path), known) for path, known in self.digests.items())
-            self._read.update(self._names)
         if real not in self._names:
             self._names[real] = self._digest(Path(real))
         return self._names[real]

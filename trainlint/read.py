@@ -126,6 +126,10 @@ class Workspace:
             )
         return self.documents[key]
 
+    def has(self, key: Path) -> bool:
+        """Whether the document of the file whose real path is ``key`` is read or held."""
+        return key in self.documents or key in self.stubs
+
     @contextmanager
     def watching(self) -> Iterator[list[Sighting]]:
         """Note every ``Sighting`` made in the block, into the list it yields."""
