@@ -524,3 +524,27 @@ def test_an_edited_run_reads_only_the_documents_it_assembles(tmp_path: Path) -> 
     fresh = lint.load([root])
     assert edited.files == fresh.files
     assert edited.read_documents() == fresh.documents and not edited.stubs
+
+
+def test_an_edited_base_config_is_seen_by_the_configs_read_through_it(tmp_path: Path) -> None:
+    """An MMEngine config's reading reads its ``_base_`` files (their values are its facts,
+    located in them): an edited base changes the inheriting config's document, whose own
+    bytes did not change; the cache keeps what each reading consulted, and reads again."""
+    root = tmp_path / "project"
+    (root / "configs" / "_base_").mkdir(parents=True)
+    base = root / "configs" / "_base_" / "runtime.py"
+    base.write_text(
+        "default_hooks = dict(\n    logger=dict(type='LoggerHook', interval=1),\n"
+        "    checkpoint=dict(type='CheckpointHook', interval=1),\n)\n"
+    )
+    (root / "configs" / "exp.py").write_text(
+        "_base_ = ['./_base_/runtime.py']\n"
+        "model = dict(type='ImageClassifier', backbone=dict(type='ResNet', depth=50))\n"
+        "train_cfg = dict(by_epoch=True, max_epochs=100)\n"
+        "train_dataloader = dict(batch_size=32, num_workers=2)\n"
+    )
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    first = rendered(root, cache=True)
+    base.write_text("# the runtime\n" + base.read_text().replace("interval=1)", "interval=5)", 1))
+
+    assert rendered(root, cache=True) == rendered(root, cache=False) != first

@@ -89,12 +89,14 @@ def assemble(
 def _closure_of(
     key: Path, path: Path, doc: Document, space: Workspace, memo: ClosureMemo | None
 ) -> _Closure:
-    """The file's closure, told to the memo with every sighting computing it made."""
+    """The file's closure, told to the memo with every sighting computing it made and every
+    file reading its documents consulted (a base config, a Hydra group file)."""
     with space.watching() as sightings:
         space.load(path)
         closure = _closure(path, doc, space)
     if memo is not None:
-        memo.keep(key, sightings, closure.owned, closure.size)
+        consulted = [seen for _, member in closure.group for seen in member.consulted]
+        memo.keep(key, [*sightings, *consulted], closure.owned, closure.size)
     return closure
 
 

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
 CACHE_DIR = ".trainlint_cache"
 """The default cache folder, in the project root (``cache-dir`` in the config moves it)."""
-FORMAT = 7
+FORMAT = 8
 """Bumped when what an entry holds changes shape within a version."""
 SIGNATURE = 32  # bytes of HMAC-SHA256 before each entry's pickle
 GITIGNORE = "# Automatically created by trainlint.\n*\n"
@@ -574,7 +574,9 @@ class ClosureMemo:
             return "absent" if not present(path) else "-"
         if kind == "present":
             return str(resolved(path)) if present(path) else "-"
-        content = file_digest(path) if kind == "text" else self._digest(path)
+        if kind in ("text", "file"):  # what a reader consulted (``Document.consulted``)
+            return consulted_now(kind, str(path))
+        content = self._digest(path)
         return "-" if content is None else f"{resolved(path)}:{content}"
 
     def _digest(self, path: Path) -> str | None:
@@ -587,6 +589,8 @@ class ClosureMemo:
         """``_seen`` again, by the names where it can (a ``Path`` per sighting costs more
         than the check): a file's digest by its real path's name."""
         kind, name, value = sighting
+        if kind in ("text", "file"):  # what a reader consulted: its absence too
+            return consulted_now(kind, name) == value
         if value == "-":
             return False
         if kind == "absent":
@@ -628,15 +632,34 @@ class Stub:
 
     summary: Summary
     pickled: bytes
+    consulted: tuple[tuple[str, str, str], ...] = ()
+    """The other files its reading consulted (``Document.consulted``), each with what it saw
+    (``consulted_now``): the document holds only while they are as they were."""
 
     @classmethod
     def of(cls, document: Document | Skipped) -> Stub:
         from trainlint.files import summary_of
 
-        return cls(summary_of(document), pickle.dumps(document, protocol=pickle.HIGHEST_PROTOCOL))
+        pickled = pickle.dumps(document, protocol=pickle.HIGHEST_PROTOCOL)
+        consulted = getattr(document, "consulted", ())
+        seen = tuple((kind, path, consulted_now(kind, path)) for kind, path in consulted)
+        return cls(summary_of(document), pickled, seen)
+
+    def holds(self) -> bool:
+        """Whether every file its reading consulted is as it was."""
+        return all(consulted_now(kind, path) == seen for kind, path, seen in self.consulted)
 
     def document(self) -> Document | Skipped:
         return pickle.loads(self.pickled)  # type: ignore[no-any-return]  # a signed entry's
+
+
+def consulted_now(kind: str, path: str) -> str:
+    """What consulting ``path`` sees now: for a file read ("text"), its real path and digest
+    ("-": none); for a place checked ("file"), whether a file is there."""
+    if kind == "file":
+        return "1" if os.path.isfile(path) else "0"
+    content = file_digest(path)
+    return "-" if content is None else f"{os.path.realpath(path)}:{content}"
 
 
 def fill_documents(
@@ -654,10 +677,10 @@ def fill_documents(
         if key is None:
             continue
         stub = table.get(key)
-        if isinstance(stub, Stub):
+        if isinstance(stub, Stub) and stub.holds():
             space.stubs[real] = stub
             carried.stored[real] = (str(path), key)
-        else:
+        else:  # not read yet, or a file its reading consulted changed
             misses[real] = (path, key)
     return misses
 

@@ -378,6 +378,7 @@ def _load_found(
         caching.store_documents(tables.documents, space, misses, carried.stored)
     if carried:  # where references found nothing: the load holds while they stay so
         carried.digests.update({Path(os.path.abspath(p)): None for p in space.probed})
+        _depend_on_consulted(space, carried.digests)
     loaded = Loaded(jobs, outcomes(found, space, jobs), space.documents, scope or "")
     loaded.stubs = space.stubs
     loaded.measured = list(measured)
@@ -387,6 +388,17 @@ def _load_found(
         loaded.roots = [roots[id(job)] for job in jobs]
         loaded.fingerprints = {job.id: made[roots[id(job)]].fingerprint for job in jobs}
     return loaded
+
+
+def _depend_on_consulted(space: Workspace, digests: caching.Digests) -> None:
+    """Every file a reading consulted (a base config, a Hydra group file, a place checked
+    for a script) as a dependency of the load: its digest (None: no file there)."""
+    read = [doc.consulted for doc in space.documents.values() if isinstance(doc, Document)]
+    kept = [[(kind, path) for kind, path, _ in stub.consulted] for stub in space.stubs.values()
+            if isinstance(stub, caching.Stub)]  # fmt: skip
+    for consulted in [*read, *kept]:
+        for _, path in consulted:
+            digests.setdefault(Path(path), caching.file_digest(path))
 
 
 @dataclass(frozen=True)

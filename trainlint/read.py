@@ -15,7 +15,7 @@ import re
 import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -40,6 +40,7 @@ from trainlint.sources.base import (
     UnsupportedWorkload,
     keep_trainlint_lines,
 )
+from trainlint.sources.base.consulted import noting
 from trainlint.sources.base.workloads import looks_like_training
 from trainlint.sources.structured import MAX_BYTES
 
@@ -343,7 +344,11 @@ def read_text(path: Path, text: str, forced: str | None = None) -> Document | Sk
 def _parsed(shown: str, text: str, forced: str | None) -> tuple[Document | Skipped, bool]:
     """The text read by its format, and whether the reader finished (False: its bug)."""
     try:
-        return keep_trainlint_lines(read_document(Input(shown, text), forced), text), True
+        with noting() as consulted:
+            read = read_document(Input(shown, text), forced)
+        if consulted and isinstance(read, Document):
+            read = replace(read, consulted=tuple(dict.fromkeys(consulted)))
+        return keep_trainlint_lines(read, text), True
     except Exception as exc:  # a reader's bug: this file fails, the run goes on
         problem = f"{type(exc).__name__}: {exc}"
         doc = broken(shown, f"internal error reading this file ({problem}); please report it")

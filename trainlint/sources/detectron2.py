@@ -53,6 +53,7 @@ from trainlint.sources.base import (
     Input,
     Reference,
     Role,
+    consulted,
     seed_default,
     top_of,
 )
@@ -265,7 +266,7 @@ def _base_file(path: Path, base: str, stack: tuple[Path, ...]) -> Path | None:
         return None
     target = Path(os.path.normpath(path.parent / base))  # where facts are located: no ``..``
     try:
-        return None if target.resolve() in stack or not target.is_file() else target
+        return None if target.resolve() in stack or not consulted.is_file(target) else target
     except (OSError, ValueError):
         return None
 

@@ -48,6 +48,7 @@ from trainlint.sources.base import (
     Input,
     Reference,
     Role,
+    consulted,
     top_of,
 )
 from trainlint.sources.base import normalize as n
@@ -168,7 +169,7 @@ def default_config(path: Path) -> Path | None:
     for folder in (path.parent.parent, path.parent):
         candidate = folder / DEFAULT_CONFIG
         try:
-            if candidate.is_file() and candidate.resolve() != path.resolve():
+            if consulted.is_file(candidate) and candidate.resolve() != path.resolve():
                 return candidate
         except (OSError, ValueError):
             continue

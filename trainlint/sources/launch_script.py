@@ -33,6 +33,7 @@ from trainlint.sources.base import (
     Reference,
     Role,
     UnsupportedWorkload,
+    consulted,
     purpose,
 )
 from trainlint.sources.base import normalize as n
@@ -215,7 +216,7 @@ def _repository_script(written: str, file: str) -> str | None:
     where such a line is run), else beside the script that runs it."""
     for candidate in (written, posixpath.join(posixpath.dirname(file), written)):
         shown = posixpath.normpath(candidate)
-        if shown != posixpath.normpath(file) and Path(shown).is_file():
+        if shown != posixpath.normpath(file) and consulted.is_file(Path(shown)):
             return shown
     return None
 

@@ -59,6 +59,7 @@ from trainlint.sources.base import (
     Input,
     Reference,
     Role,
+    consulted,
     top_of,
 )
 from trainlint.sources.base import normalize as n
@@ -138,7 +139,7 @@ def _piece(base: BaseFile) -> bool:
     large-p16_8xb128-coslr-50e_in1k.py']``) is a run of its own: a member of this job (its
     values, and its bases', are in this view, so a change to them touches it) that still
     roots its own job rather than being swallowed into this one."""
-    if base.path is None or not base.path.is_file():
+    if base.path is None or not consulted.is_file(base.path):
         return True
     return bool(_BASE_FOLDER.search(base.path.as_posix()))
 

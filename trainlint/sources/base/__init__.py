@@ -182,6 +182,9 @@ class Document:
     trainlint_lines: tuple[Line, ...] = ()
     """The lines that mention ``trainlint:``, where an inline ignore can be written
     (``keep_trainlint_lines``)."""
+    consulted: tuple[tuple[str, str], ...] = ()
+    """The other files reading this one consulted (``consulted``: a base config read, a
+    place checked for a script), which its reading depends on as much as on its own text."""
 
 
 TRAINLINT_MARK = "trainlint:"

@@ -23,6 +23,7 @@ from typing import Any
 
 from trainlint.discover import checked_roots, inside
 from trainlint.job import Location
+from trainlint.sources.base import consulted
 from trainlint.sources.python.literal import UNKNOWN, Positions, literal
 from trainlint.sources.python.walk import dotted_parts
 from trainlint.sources.structured.hydra_defaults import repository_text
@@ -154,7 +155,7 @@ def module_file(path: Path, level: int, module: str) -> Path | None:
         folder.joinpath(*parts).with_suffix(".py"),
         folder.joinpath(*parts, "__init__.py"),
     ]
-    return next((c for c in candidates if c.is_file()), None)
+    return next((c for c in candidates if consulted.is_file(c)), None)
 
 
 def dotted(node: ast.expr) -> str | None:

@@ -31,6 +31,7 @@ from typing import Any
 
 from trainlint.discover import checked_roots
 from trainlint.job import Location
+from trainlint.sources.base import consulted
 from trainlint.sources.python.literal import UNKNOWN, Positions, literal
 from trainlint.sources.python.walk import dotted_parts
 from trainlint.sources.structured import MAX_DEPTH, MAX_NODES, KeyPath
@@ -524,7 +525,7 @@ def _imported_file(node: ast.ImportFrom, location: Location, referrer: Path) -> 
         return BaseFile(module, location, None, PACKAGE_BASE.format(package=package))
     up = "../" * (node.level - 1)
     written = str(PurePosixPath(up + module.replace(".", "/") + ".py"))
-    if not (referrer.parent / written).is_file():
+    if not consulted.is_file(referrer.parent / written):
         package = str(PurePosixPath(up + module.replace(".", "/") + "/__init__.py"))
-        written = package if (referrer.parent / package).is_file() else written
+        written = package if consulted.is_file(referrer.parent / package) else written
     return BaseFile(written, location, Path(os.path.normpath(referrer.parent / written)))

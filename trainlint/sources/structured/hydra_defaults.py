@@ -21,6 +21,7 @@ from typing import Any
 
 from trainlint.discover import checked_roots, inside, open_regular
 from trainlint.errors import SourceError
+from trainlint.sources.base import consulted
 from trainlint.sources.structured import MAX_BYTES, KeyPath, Tree, load_yaml
 from trainlint.sources.structured.omegaconf import Layer, layer, merge
 
@@ -43,7 +44,7 @@ class Root:
         for name in names:
             for suffix in (".yaml", ".yml"):
                 candidate = self.folder / (name + suffix)
-                if candidate.is_file():
+                if consulted.is_file(candidate):
                     return candidate
         return None
 
@@ -234,6 +235,7 @@ def repository_text(path: Path, roots: tuple[Path, ...]) -> str | None:
     """The text of a file another config pulls in (a Hydra group file, an MMEngine base);
     None when its real path leads out of ``roots`` (the repository), it is no regular file,
     it cannot be read or it is larger than the readers take."""
+    consulted.note("text", path)
     real = Path(os.path.realpath(path))
     if not any(inside(real, root) for root in roots):
         return None
