@@ -1,22 +1,27 @@
 """A persistent cache of a check's work, as ruff keeps one (issue 19): a re-run of an
-unchanged tree reuses the whole load (every job's parse, assembly and estimate) and every
-evaluation; after an edit, only the edited files are parsed again and only the jobs whose
-input changed are estimated and evaluated again.
+unchanged tree reuses the whole load and its report; after an edit, only the edited files
+are parsed again, and only the jobs whose closures include them are assembled, estimated,
+evaluated and given findings again.
 
 Entries live under ``<cache-dir>/<version>-<format>-<code digest>/<kind>/<scope>``, so another
 trainlint version, or an editable install whose modules changed, never reads them; a scope is
-one set of paths checked from one project root. Each
-entry is one file, read and written whole (a file per item costs more than the work it
-saves on a slow file system). The kinds:
+one set of paths checked from one project root. Each entry is one file, read and written
+whole (a file per item costs more than the work it saves on a slow file system). The kinds:
 
-* ``run``: a whole load, valid only while every file it read, each folder it looked in for a
-  config and each measurement folder is as it was (``Dependencies``), with each file's
-  document key (``KeyMemo``: an edited run reuses those of unchanged files while every
-  config holds);
-* ``document`` (a ``Table``): each file's ``Document``, keyed by its path, forced format and
-  content digest (each table kept in 16 shards, so an edit rewrites one or two);
-* ``estimate``: each job's estimates, keyed by the job (before estimating) and the pack;
-* ``evaluation``: each job's rule results, keyed by its Rego input, the engine and the pack.
+* ``run``: a whole load (outcomes, measurement folders, which documents the document table
+  holds), valid only while every file it read, each folder it looked in for a config, each
+  place a reference was looked for in vain and each measurement folder is as it was
+  (``Dependencies``); ``report`` (in ``lint``): the report of a load, by its identity and
+  every setting the report depends on;
+* ``carry``: what a load hands the next run while every config holds (``Carried``): each
+  file's document key (``KeyMemo``), each folder's config, and each file's closure with the
+  job it rooted, finished (``ClosureMemo``), which also hold the stored load's jobs;
+* tables (``Table``, 16 shards each, so an edit rewrites one or two): ``document``, each
+  file's document as a ``Stub`` (keyed by its path, forced format and content digest, held
+  while every file its reading consulted is unchanged); ``estimate``, each job's estimates
+  (by the job before estimating and the pack); ``evaluation``, each job's rule results (by
+  its Rego input, the engine and the pack); ``findings`` (in ``lint``), each job's findings
+  with their fixes.
 
 Trust: entries are pickles, and a repository could ship a ``.trainlint_cache`` of its own.
 Each entry is signed (HMAC-SHA256) with a key kept in the user's cache folder, never in the
@@ -172,7 +177,8 @@ def _secret() -> bytes:
 @dataclass
 class Carried:
     """What one load hands the next while every config holds (``KeyMemo``'s document keys,
-    ``ClosureMemo``'s closures), and the digests this load took (each file hashed once)."""
+    ``ClosureMemo``'s closures, each folder's config), and what this load took on the way:
+    each file's digest (hashed once), the folders' listings, the documents the table holds."""
 
     digests: Digests = field(default_factory=dict)
     keys: KeyMemo = field(default_factory=lambda: KeyMemo())
