@@ -581,7 +581,7 @@ class ClosureMemo:
         if kind == "present":
             return str(resolved(path)) if present(path) else "-"
         if kind in ("text", "file"):  # what a reader consulted (``Document.consulted``)
-            return consulted_now(kind, str(path))
+            return consulted_now(kind, str(path), self.digests)
         content = self._digest(path)
         return "-" if content is None else f"{resolved(path)}:{content}"
 
@@ -596,7 +596,7 @@ class ClosureMemo:
         than the check): a file's digest by its real path's name."""
         kind, name, value = sighting
         if kind in ("text", "file"):  # what a reader consulted: its absence too
-            return consulted_now(kind, name) == value
+            return consulted_now(kind, name, self.digests) == value
         if value == "-":
             return False
         if kind == "absent":
@@ -651,21 +651,31 @@ class Stub:
         seen = tuple((kind, path, consulted_now(kind, path)) for kind, path in consulted)
         return cls(summary_of(document), pickled, seen)
 
-    def holds(self) -> bool:
-        """Whether every file its reading consulted is as it was."""
-        return all(consulted_now(kind, path) == seen for kind, path, seen in self.consulted)
+    def holds(self, digests: Digests) -> bool:
+        """Whether every file its reading consulted is as it was (each file hashed once a
+        run: its digest kept in ``digests``)."""
+        return all(
+            consulted_now(kind, path, digests) == seen for kind, path, seen in self.consulted
+        )
 
     def document(self) -> Document | Skipped:
         return pickle.loads(self.pickled)  # type: ignore[no-any-return]  # a signed entry's
 
 
-def consulted_now(kind: str, path: str) -> str:
+def consulted_now(kind: str, path: str, digests: Digests | None = None) -> str:
     """What consulting ``path`` sees now: for a file read ("text"), its real path and digest
-    ("-": none); for a place checked ("file"), whether a file is there."""
+    ("-": none), the digest the run took of it where it took one (kept in ``digests``); for
+    a place checked ("file"), whether a file is there."""
     if kind == "file":
         return "1" if os.path.isfile(path) else "0"
-    content = file_digest(path)
-    return "-" if content is None else f"{os.path.realpath(path)}:{content}"
+    real = resolved(Path(path))
+    if digests is None or real not in digests:
+        content = file_digest(path)
+        if digests is not None:
+            digests[real] = content
+    else:
+        content = digests[real]
+    return "-" if content is None else f"{real}:{content}"
 
 
 def fill_documents(
@@ -683,7 +693,7 @@ def fill_documents(
         if key is None:
             continue
         stub = table.get(key)
-        if isinstance(stub, Stub) and stub.holds():
+        if isinstance(stub, Stub) and stub.holds(carried.digests):
             space.stubs[real] = stub
             carried.stored[real] = (str(path), key)
         else:  # not read yet, or a file its reading consulted changed

@@ -392,13 +392,15 @@ def _load_found(
 
 def _depend_on_consulted(space: Workspace, digests: caching.Digests) -> None:
     """Every file a reading consulted (a base config, a Hydra group file, a place checked
-    for a script) as a dependency of the load: its digest (None: no file there)."""
+    for a script) as a dependency of the load: its digest (None: no file there), taken once
+    a run (``cache.consulted_now`` keeps it in ``digests``)."""
     read = [doc.consulted for doc in space.documents.values() if isinstance(doc, Document)]
     kept = [[(kind, path) for kind, path, _ in stub.consulted] for stub in space.stubs.values()
             if isinstance(stub, caching.Stub)]  # fmt: skip
     for consulted in [*read, *kept]:
         for _, path in consulted:
-            digests.setdefault(Path(path), caching.file_digest(path))
+            caching.consulted_now("text", path, digests)  # by its real path, hashed once
+            digests.setdefault(Path(path), digests[resolved(Path(path))])  # and its name
 
 
 @dataclass(frozen=True)
