@@ -32,7 +32,7 @@ from typing import Any
 from trainlint.job import Location
 from trainlint.sources.base import DocumentDefault, Fact, Role
 from trainlint.sources.base import normalize as n
-from trainlint.sources.base.format import Flags, Format, flags_only, no_file
+from trainlint.sources.base.format import Flags, Format, flag_keys, flags_only, no_file
 from trainlint.sources.base.table import JobField, facts_for
 
 name = "diffusers"
@@ -101,7 +101,7 @@ parse = flags_only(name)
 
 def keys() -> dict[str, list[str]]:
     """Every flag this format reads → the job-model pointers it sets (docs/formats.md)."""
-    return {f"--{flag}": [field.pointer for field in fields] for flag, fields in FLAGS.items()}
+    return flag_keys(FLAGS)
 
 
 FORMAT = Format(

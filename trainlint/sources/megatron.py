@@ -21,7 +21,7 @@ from trainlint.catalog import resolve_model
 from trainlint.job import Location
 from trainlint.sources.base import Fact, Role
 from trainlint.sources.base import normalize as n
-from trainlint.sources.base.format import Flags, Format, flags_only, no_file
+from trainlint.sources.base.format import Flags, Format, flag_keys, flags_only, no_file
 from trainlint.sources.base.table import JobField, facts_for
 
 name = "megatron-lm"
@@ -162,9 +162,7 @@ def cli_facts(flag: str, value: Any, location: Location) -> list[Fact]:
 
 def keys() -> dict[str, list[str]]:
     """Every flag this table reads → the job-model pointers it sets (docs/formats.md)."""
-    return {
-        f"--{flag}": [job_field.pointer for job_field in fields] for flag, fields in FLAGS.items()
-    }
+    return flag_keys(FLAGS)
 
 
 recognise = no_file  # configured on the command line only

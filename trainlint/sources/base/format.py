@@ -15,7 +15,7 @@ from typing import Any, Literal
 from trainlint.errors import SourceError
 from trainlint.job import Location
 from trainlint.sources.base import Document, DocumentDefault, Fact, Input, Override, Role
-from trainlint.sources.base.table import Table, facts_for
+from trainlint.sources.base.table import JobField, Table, facts_for
 
 Reads = Literal["mapping", "text"]
 """``mapping``: the format parses a YAML/JSON mapping, so a file the repo config forces on it
@@ -148,6 +148,12 @@ def no_file(file: Input) -> float:
     """``recognise`` of a format configured only on the command line (Megatron-LM, OpenRLHF,
     llm.c): no file is ever its."""
     return 0.0
+
+
+def flag_keys(flags: Mapping[str, Sequence[JobField]]) -> dict[str, list[str]]:
+    """``keys`` of a format read from its flags: each ``--flag`` → the job-model pointers it
+    sets (docs/formats.md)."""
+    return {f"--{flag}": [field.pointer for field in fields] for flag, fields in flags.items()}
 
 
 def flags_only(name: str) -> Callable[[Input], Document]:
